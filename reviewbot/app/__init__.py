@@ -1,0 +1,1 @@
+"""The GitHub App: identity, API access and setup."""

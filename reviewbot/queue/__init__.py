@@ -1,0 +1,1 @@
+"""arq worker, review jobs and the embedded Redis."""

@@ -1,0 +1,1 @@
+"""Pure review logic: diffs, prompts, findings and rendering, with no network."""

@@ -1,0 +1,1 @@
+"""ASGI intake: verify, parse, enqueue, answer."""
