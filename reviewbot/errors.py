@@ -1,0 +1,52 @@
+"""One exception hierarchy: retryable failures (tried again later) versus permanent ones (told to the user)."""
+
+from __future__ import annotations
+
+
+class ReviewbotError(Exception):
+    """Base of every error reviewbot raises on purpose."""
+
+
+class RetryableError(ReviewbotError):
+    """A transient failure (rate limit, 5xx, capacity): the job is retried later."""
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class PermanentError(ReviewbotError):
+    """A failure that retrying cannot fix; the check run tells the user what to do."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ConfigError(PermanentError):
+    """Missing or invalid configuration, naming the variables to fix."""
+
+
+class GitHubError(PermanentError):
+    """GitHub refused a request in a way retrying will not fix (404, 422, 401 after refresh)."""
+
+
+class GitHubRetryable(RetryableError):
+    """GitHub is rate-limiting or unavailable."""
+
+
+class ModelPermanent(PermanentError):
+    """The model provider refused: credentials, quota, plan, context length, bad request."""
+
+
+class ModelRetryable(RetryableError):
+    """Capacity, rate limit, timeout or 5xx from the model provider."""
+
+
+class ModelOutputError(ModelPermanent):
+    """The model's answer could not be validated, even after a repair turn."""
+
+
+class DiffError(PermanentError):
+    """A diff that could not be parsed."""

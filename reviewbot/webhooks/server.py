@@ -1,0 +1,132 @@
+"""The Starlette app: webhook intake and health; clients are made in the lifespan and nothing slow runs here."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from arq import create_pool
+from arq.connections import ArqRedis
+from redis.exceptions import RedisError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from reviewbot.queue import keys
+from reviewbot.queue.worker import make_worker, redis_settings
+from reviewbot.settings import Settings
+from reviewbot.webhooks.events import Ignored, PayloadError, Ping, decide
+from reviewbot.webhooks.signature import verify
+
+log = logging.getLogger(__name__)
+MAX_BODY = 25 * 1024 * 1024  # GitHub never sends more than 25 MB
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
+               worker_ctx: dict[str, Any] | None = None) -> Starlette:
+    """The web app; with `run_worker` the arq worker runs in this process too (the embedded, one-command mode)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        rs = redis_settings(redis_url)
+        rs.conn_timeout, rs.conn_retries = 2, 3
+        app.state.pool = await create_pool(rs, job_serializer=keys.serialize, job_deserializer=keys.deserialize)
+        worker_task = None
+        worker = None
+        if run_worker:
+            worker = make_worker(settings, redis_url, handle_signals=False, ctx=worker_ctx)
+            worker_task = asyncio.create_task(worker.async_run())
+        try:
+            yield
+        finally:
+            if worker is not None and worker_task is not None:
+                worker_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await worker_task
+                await worker.close()
+            await app.state.pool.aclose()
+
+    async def webhook(request: Request) -> Response:
+        return await receive(request, settings, request.app.state.pool)
+
+    async def healthz(request: Request) -> Response:
+        try:
+            await asyncio.wait_for(request.app.state.pool.ping(), timeout=2)
+        except (RedisError, OSError, TimeoutError):
+            return JSONResponse({"status": "unavailable", "redis": "unreachable"}, status_code=503)
+        return JSONResponse({"status": "ok", "redis": "ok"})
+
+    async def index(request: Request) -> Response:
+        return PlainTextResponse("reviewbot: POST GitHub webhooks to /webhooks/github\n")
+
+    routes = [Route("/", index), Route("/healthz", healthz),
+              Route("/webhooks/github", webhook, methods=["POST"])]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def receive(request: Request, settings: Settings, pool: ArqRedis) -> Response:
+    """Verify, parse, decide, enqueue, answer: no GitHub or model call happens here."""
+    secret = settings.github_webhook_secret
+    if not secret:
+        return _error(503, "reviewbot is not configured yet: set GITHUB_WEBHOOK_SECRET and the App credentials")
+    try:
+        body = await _read_body(request)
+    except BodyTooLarge:
+        return _error(413, "payload larger than 25 MB")
+    if not verify(secret, body, request.headers.get("x-hub-signature-256")):
+        return _error(401, "missing or invalid X-Hub-Signature-256")
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        return _error(415, "webhooks must be sent as application/json")
+    event = request.headers.get("x-github-event", "")
+    if not event:
+        return _error(400, "missing X-GitHub-Event header")
+    try:
+        payload = json.loads(body)
+        if not isinstance(payload, dict):
+            raise PayloadError("the payload must be a JSON object")
+        decision = decide(event, payload)
+    except (ValueError, RecursionError) as exc:
+        return _error(400, f"malformed payload: {str(exc)[:200]}")
+    delivery = request.headers.get("x-github-delivery", "")
+    if isinstance(decision, Ping):
+        return JSONResponse({"status": "pong"})
+    if isinstance(decision, Ignored):
+        return JSONResponse({"status": "ignored", "reason": decision.reason}, status_code=202)
+    job_id = keys.review_job_id(decision.repo, decision.number, decision.head_sha)
+    try:
+        job = await pool.enqueue_job(keys.REVIEW_FUNCTION, *decision.job_args(), _job_id=job_id)
+    except (RedisError, OSError) as exc:
+        log.error("could not enqueue: Redis unavailable", extra={"delivery": delivery, "error": type(exc).__name__})
+        return _error(503, "queue unavailable; redeliver this webhook later")
+    status = "queued" if job is not None else "already queued"
+    log.info("review enqueued", extra={"delivery": delivery, "repo": decision.repo, "pr": decision.number,
+                                       "sha": decision.head_sha[:12], "status": status})
+    return JSONResponse({"status": status, "job_id": job_id}, status_code=202)
+
+
+async def _read_body(request: Request) -> bytes:
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise BodyTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise BodyTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
