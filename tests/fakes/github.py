@@ -1,0 +1,323 @@
+"""A fake GitHub REST API for one GitHub App, served over real HTTP by `tests.fakes.server.ServedApp`.
+
+`FakeGitHub` is the state (see `GitHubState`) plus the setup helpers tests call and the Starlette app
+that routes requests to the endpoint modules (`github_auth`, `github_repos`, `github_reviews`,
+`github_checks`, `github_issues`). Every request is recorded and charged to its rate-limit bucket;
+then an injected fault, if one matches, answers it; otherwise it must authenticate (app JWT, or an
+installation or personal token) before its endpoint runs. Unknown paths are 404 whatever the credentials.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from tests.fakes import github_auth, github_checks, github_issues, github_repos, github_reviews
+from tests.fakes.diffs import git_diff
+from tests.fakes.github_core import JSON_MEDIA, ApiError, Call, Identity, Reply, not_found, now_iso
+from tests.fakes.github_state import (
+    DEFAULT_PERMISSIONS,
+    Fault,
+    GitHubState,
+    Installation,
+    PullRequest,
+    RateWindow,
+    RecordedCall,
+    content_sha,
+)
+
+Handler = Callable[[GitHubState, Call], Reply]
+AuthKind = Literal["jwt", "token"]
+
+_REPO = "/repos/{owner}/{repo}"
+_ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
+    ("GET", "/app", "jwt", github_auth.get_app),
+    ("GET", "/app/installations", "jwt", github_auth.list_installations),
+    ("GET", "/app/installations/{installation_id}", "jwt", github_auth.get_installation),
+    ("POST", "/app/installations/{installation_id}/access_tokens", "jwt", github_auth.create_access_token),
+    ("GET", f"{_REPO}/installation", "jwt", github_auth.get_repo_installation),
+    ("GET", _REPO, "token", github_repos.get_repo),
+    ("GET", f"{_REPO}/pulls/{{number}}", "token", github_repos.get_pull),
+    ("GET", f"{_REPO}/pulls/{{number}}/files", "token", github_repos.list_pull_files),
+    ("GET", f"{_REPO}/contents/{{path:path}}", "token", github_repos.get_contents),
+    ("GET", f"{_REPO}/collaborators/{{user}}/permission", "token", github_repos.get_permission),
+    ("GET", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.list_reviews),
+    ("POST", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.create_review),
+    ("GET", f"{_REPO}/pulls/{{number}}/comments", "token", github_reviews.list_review_comments),
+    ("POST", f"{_REPO}/check-runs", "token", github_checks.create_check_run),
+    ("GET", f"{_REPO}/check-runs/{{check_run_id}}", "token", github_checks.get_check_run),
+    ("PATCH", f"{_REPO}/check-runs/{{check_run_id}}", "token", github_checks.update_check_run),
+    ("GET", f"{_REPO}/check-runs/{{check_run_id}}/annotations", "token", github_checks.list_annotations),
+    ("GET", f"{_REPO}/commits/{{ref:path}}/check-runs", "token", github_checks.list_for_ref),
+    ("GET", f"{_REPO}/commits/{{ref:path}}", "token", github_repos.get_commit),
+    ("GET", f"{_REPO}/issues/{{number}}/comments", "token", github_issues.list_comments),
+    ("POST", f"{_REPO}/issues/{{number}}/comments", "token", github_issues.create_comment),
+    ("GET", f"{_REPO}/issues/comments/{{comment_id}}", "token", github_issues.get_comment),
+    ("PATCH", f"{_REPO}/issues/comments/{{comment_id}}", "token", github_issues.update_comment),
+    ("GET", f"{_REPO}/issues/comments/{{comment_id}}/reactions", "token", github_issues.list_reactions),
+    ("POST", f"{_REPO}/issues/comments/{{comment_id}}/reactions", "token", github_issues.create_reaction),
+]
+_ALL_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"]
+_RATE_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
+
+
+def _tree_id(files: dict[str, str]) -> str:
+    return content_sha("tree", json.dumps(sorted(files.items())))
+
+
+def _redacted_headers(request: Request) -> dict[str, str]:
+    headers = dict(request.headers.items())
+    if "authorization" in headers:
+        # Tests may check which scheme was used, but secrets never end up in the request log.
+        headers["authorization"] = headers["authorization"].split(" ", 1)[0] + " [redacted]"
+    return headers
+
+
+class FakeGitHub(GitHubState):
+    """The GitHub REST API as one GitHub App sees it. `base_url` must be set once the app is served."""
+
+    def __init__(self, app_id: int, public_key_pem: bytes, app_slug: str = "reviewbot-test") -> None:
+        super().__init__(app_id, public_key_pem, app_slug)
+        routes = [
+            Route(path, self._endpoint(auth, handler), methods=[method]) for method, path, auth, handler in _ROUTES
+        ]
+        # Last, so that it only catches what no route matched (including known paths with other methods).
+        routes.append(Route("/{rest:path}", self._endpoint("token", None), methods=_ALL_METHODS))
+        self.app = Starlette(routes=routes)
+
+    # ----- setup helpers for tests ---------------------------------------------------------------
+
+    def add_installation(
+        self, installation_id: int, repos: list[str], *, permissions: dict[str, str] | None = None
+    ) -> None:
+        with self.lock:
+            self.installations[installation_id] = Installation(
+                id=installation_id,
+                repos=set(repos),
+                permissions=dict(permissions or DEFAULT_PERMISSIONS),
+                account=repos[0].split("/")[0] if repos else "reviewbot-org",
+            )
+
+    def installation_for(self, repo: str) -> int | None:
+        with self.lock:
+            return next((i.id for i in self.installations.values() if repo in i.repos), None)
+
+    def add_pull(
+        self,
+        repo: str,
+        number: int,
+        *,
+        base_files: dict[str, str],
+        head_files: dict[str, str],
+        title: str = "Add feature",
+        body: str = "",
+        draft: bool = False,
+        author: str = "octocat",
+        base_ref: str = "main",
+        head_ref: str = "feature",
+        base_sha: str | None = None,
+        head_sha: str | None = None,
+        diff_override: str | None = None,
+        labels: list[str] | None = None,
+        head_repo: str | None = None,
+    ) -> dict[str, Any]:
+        """Open a pull request; the diff is computed from the two trees unless `diff_override` is given."""
+        base_sha = base_sha or _tree_id(base_files)
+        head_sha = head_sha or content_sha("commit", base_sha, _tree_id(head_files))
+        now = now_iso()
+        with self.lock:
+            pr = PullRequest(
+                repo=repo,
+                number=number,
+                id=self.next_id(),
+                title=title,
+                body=body,
+                draft=draft,
+                author=author,
+                base_ref=base_ref,
+                head_ref=head_ref,
+                head_repo=head_repo or repo,
+                base_sha=base_sha,
+                created_at=now,
+                updated_at=now,
+                labels=list(labels or []),
+            )
+            self.commits[(repo, base_sha)] = dict(base_files)
+            self._push(pr, head_files, head_sha, diff_override)
+            self.pulls[(repo, number)] = pr
+            return github_repos.pull_json(self, pr)
+
+    def update_head(
+        self,
+        repo: str,
+        number: int,
+        head_files: dict[str, str],
+        head_sha: str | None = None,
+        *,
+        diff_override: str | None = None,
+    ) -> dict[str, Any]:
+        """A new push to the pull request's branch: new head sha, diff recomputed against the base."""
+        with self.lock:
+            pr = self.pull(repo, number)
+            head_sha = head_sha or content_sha("commit", pr.head_sha, _tree_id(head_files))
+            self._push(pr, head_files, head_sha, diff_override)
+            pr.updated_at = now_iso()
+            return github_repos.pull_json(self, pr)
+
+    def _push(self, pr: PullRequest, head_files: dict[str, str], head_sha: str, diff_override: str | None) -> None:
+        # Fork heads are reachable from the base repository too, as on GitHub (refs/pull/N/head).
+        for repo in {pr.repo, pr.head_repo}:
+            self.commits[(repo, head_sha)] = dict(head_files)
+        base_files = self.commits[(pr.repo, pr.base_sha)]
+        pr.push(head_sha, diff_override if diff_override is not None else git_diff(base_files, head_files))
+
+    def add_issue_comment(self, repo: str, number: int, body: str, *, author: str = "octocat") -> dict[str, Any]:
+        """A conversation comment by someone else (e.g. a `/review` command), as GitHub would store it."""
+        with self.lock:
+            return github_issues.add_comment(self, repo, number, body, author)
+
+    def expire_tokens(self) -> None:
+        """Every installation token issued so far now answers 401 Bad credentials."""
+        with self.lock:
+            for token in self.tokens.values():
+                token.revoked = True
+
+    def inject(
+        self,
+        method: str,
+        path_regex: str,
+        status: int,
+        body: dict[str, Any] | str | None = None,
+        headers: dict[str, str] | None = None,
+        times: int = 1,
+    ) -> None:
+        """Answer the next `times` requests whose method matches (`*` for any) and whose whole path
+        matches `path_regex` with this response instead of the real one."""
+        with self.lock:
+            self.faults.append(Fault(method.upper(), re.compile(path_regex), status, body, dict(headers or {}), times))
+
+    # ----- request handling ----------------------------------------------------------------------
+
+    def _endpoint(self, auth: AuthKind, handler: Handler | None) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            raw = await request.body()
+            # Handlers are synchronous and never await, so holding the lock here serialises whole requests.
+            with self.lock:
+                return self._dispatch(request, raw, auth, handler)
+
+        return endpoint
+
+    def _take_fault(self, method: str, path: str) -> Fault | None:
+        for fault in self.faults:
+            if fault.remaining > 0 and fault.method in ("*", method) and fault.pattern.fullmatch(path):
+                fault.remaining -= 1
+                return fault
+        return None
+
+    def _authenticate(self, request: Request, auth: AuthKind) -> Identity:
+        if auth == "jwt":
+            return github_auth.app_identity(self, request.headers)
+        params = request.path_params
+        repo = f"{params['owner']}/{params['repo']}" if "owner" in params and "repo" in params else None
+        return github_auth.token_identity(self, request.headers, repo)
+
+    def _dispatch(self, request: Request, raw: bytes, auth: AuthKind, handler: Handler | None) -> Response:
+        method, path = request.method, request.url.path
+        self.requests.append(RecordedCall(method, path, dict(request.query_params), _redacted_headers(request)))
+        identity = Identity(kind="anonymous", rate_key="anonymous")
+        auth_error: ApiError | None = None
+        try:
+            identity = self._authenticate(request, auth)
+        except ApiError as error:
+            auth_error = error
+        rate_headers, exhausted = self._charge(identity)
+        fault = self._take_fault(method, path)
+        if fault is not None:
+            if isinstance(fault.body, str):
+                reply = Reply(fault.status, text=fault.body, media_type="text/plain", headers=fault.headers)
+            else:
+                reply = Reply(fault.status, fault.body, headers=fault.headers)
+            return self._response(reply, rate_headers)
+        try:
+            if handler is None:
+                raise not_found()
+            if auth_error is not None:
+                raise auth_error
+            if exhausted:
+                raise self._rate_limited(identity)
+            call = Call(
+                method=method,
+                path=path,
+                params={k: str(v) for k, v in request.path_params.items()},
+                query=dict(request.query_params),
+                headers=request.headers,
+                body=self._parse_body(raw),
+                identity=identity,
+                base_url=self.base_url,
+            )
+            reply = handler(self, call)
+        except ApiError as error:
+            reply = Reply(error.status, error.body(), headers=error.headers)
+        return self._response(reply, rate_headers)
+
+    @staticmethod
+    def _parse_body(raw: bytes) -> Any:
+        if not raw.strip():
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise ApiError(400, "Problems parsing JSON") from None
+
+    def _charge(self, identity: Identity) -> tuple[dict[str, str], bool]:
+        """Count the request against its bucket; returns the x-ratelimit-* headers and whether it is empty."""
+        limit = 60 if identity.kind == "anonymous" else self.rate_limit
+        now = int(time.time())
+        window = self.rate_windows.get(identity.rate_key)
+        if window is None or window.reset_at <= now:
+            window = self.rate_windows[identity.rate_key] = RateWindow(used=0, reset_at=now + 3600)
+        exhausted = window.used >= limit
+        if not exhausted:
+            window.used += 1
+        headers = {
+            "x-ratelimit-limit": str(limit),
+            "x-ratelimit-remaining": str(limit - window.used),
+            "x-ratelimit-used": str(window.used),
+            "x-ratelimit-reset": str(window.reset_at),
+            "x-ratelimit-resource": "core",
+        }
+        return headers, exhausted
+
+    @staticmethod
+    def _rate_limited(identity: Identity) -> ApiError:
+        who = (
+            f"installation ID {identity.installation_id}"
+            if identity.installation_id is not None
+            else f"user ID {identity.login or 'anonymous'}"
+        )
+        return ApiError(403, f"API rate limit exceeded for {who}.", documentation_url=_RATE_DOCS)
+
+    @staticmethod
+    def _response(reply: Reply, rate_headers: dict[str, str]) -> Response:
+        request_id = secrets.token_hex(10).upper()
+        headers = {
+            **rate_headers,
+            "x-github-request-id": f"{request_id[:4]}:{request_id[4:10]}:{request_id[10:]}",
+            "x-github-api-version-selected": "2022-11-28",
+            **reply.headers,
+        }
+        if reply.text is not None:
+            return Response(reply.text, reply.status, headers=headers, media_type=reply.media_type)
+        if reply.json is None:
+            return Response(b"", reply.status, headers=headers)
+        content = json.dumps(reply.json, ensure_ascii=False).encode()
+        return Response(content, reply.status, headers=headers, media_type=JSON_MEDIA)

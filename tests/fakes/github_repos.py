@@ -1,0 +1,206 @@
+"""Read-only repository endpoints: repository, pull request (JSON and diff), changed files, contents."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from tests.fakes.diffs import FileDiff, git_blob_sha
+from tests.fakes.github_core import WEB_URL, ApiError, Call, Reply, not_found, paginate
+from tests.fakes.github_state import GitHubState, PullRequest, content_sha, stable_id
+
+MAX_DIFF_FILES = 300
+MAX_DIFF_LINES = 20_000
+MAX_LISTED_FILES = 3000
+MAX_PATCH_LINES = 3000
+_DIFF_MEDIA = ("application/vnd.github.diff", "application/vnd.github.v3.diff")
+_RAW_MEDIA = ("application/vnd.github.raw", "application/vnd.github.v3.raw")
+_TEXT_MEDIA = "text/plain; charset=utf-8"
+_FILES_DOCS = "https://docs.github.com/rest/pulls/pulls#list-pull-requests-files"
+# GitHub's `permission` field only knows the classic levels; `role_name` keeps the fine-grained one.
+_CLASSIC_PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read"}
+
+
+def _association(state: GitHubState, login: str) -> str:
+    permission = state.permissions.get(login, "read")
+    return {"admin": "OWNER", "maintain": "MEMBER", "write": "COLLABORATOR"}.get(permission, "CONTRIBUTOR")
+
+
+def _branch(state: GitHubState, repo: str, ref: str, sha: str) -> dict[str, Any]:
+    return {
+        "label": f"{repo.split('/')[0]}:{ref}",
+        "ref": ref,
+        "sha": sha,
+        "user": {**state.user(repo.split("/")[0]), "type": "Organization"},
+        "repo": state.repo_json(repo),
+    }
+
+
+def pull_json(state: GitHubState, pr: PullRequest) -> dict[str, Any]:
+    files = pr.current.files
+    api = state.api(f"/repos/{pr.repo}/pulls/{pr.number}")
+    html = f"{WEB_URL}/{pr.repo}/pull/{pr.number}"
+    return {
+        "url": api,
+        "id": pr.id,
+        "node_id": f"PR_fake{pr.id}",
+        "html_url": html,
+        "diff_url": f"{html}.diff",
+        "patch_url": f"{html}.patch",
+        "issue_url": state.api(f"/repos/{pr.repo}/issues/{pr.number}"),
+        "number": pr.number,
+        "state": pr.state,
+        "locked": False,
+        "title": pr.title,
+        "user": state.user(pr.author),
+        # GitHub sends null, not "", for a pull request without description.
+        "body": pr.body or None,
+        "labels": [{"id": stable_id(name), "name": name, "color": "ededed", "default": False} for name in pr.labels],
+        "draft": pr.draft,
+        "created_at": pr.created_at,
+        "updated_at": pr.updated_at,
+        "closed_at": None,
+        "merged_at": None,
+        "merge_commit_sha": None,
+        "assignees": [],
+        "requested_reviewers": [],
+        "head": _branch(state, pr.head_repo, pr.head_ref, pr.head_sha),
+        "base": _branch(state, pr.repo, pr.base_ref, pr.base_sha),
+        "author_association": _association(state, pr.author),
+        "merged": False,
+        "mergeable": None,
+        "comments": len(state.issue_comments[(pr.repo, pr.number)]),
+        "review_comments": len(state.review_comments[(pr.repo, pr.number)]),
+        "commits": len(pr.revisions),
+        "additions": sum(f.additions for f in files),
+        "deletions": sum(f.deletions for f in files),
+        "changed_files": len(files),
+        "maintainer_can_modify": False,
+    }
+
+
+def get_repo(state: GitHubState, call: Call) -> Reply:
+    if not state.known_repo(call.repo):
+        raise not_found()
+    return Reply(json=state.repo_json(call.repo))
+
+
+def _too_large(what: str, limit: int) -> ApiError:
+    return ApiError(
+        406,
+        f"Sorry, the diff exceeded the maximum number of {what} ({limit}). Consider using "
+        "'List pull requests files' API or locally cloning the repository instead.",
+        errors=[{"resource": "PullRequest", "field": "diff", "code": "too_large"}],
+        documentation_url=_FILES_DOCS,
+    )
+
+
+def get_pull(state: GitHubState, call: Call) -> Reply:
+    pr = state.pull(call.repo, call.int_param("number"))
+    if not call.accepts(*_DIFF_MEDIA):
+        return Reply(json=pull_json(state, pr))
+    revision = pr.current
+    if len(revision.files) > MAX_DIFF_FILES:
+        raise _too_large("files", MAX_DIFF_FILES)
+    if revision.diff_text.count("\n") > MAX_DIFF_LINES:
+        raise _too_large("lines", MAX_DIFF_LINES)
+    return Reply(text=revision.diff_text, media_type=_TEXT_MEDIA)
+
+
+def _file_json(state: GitHubState, pr: PullRequest, diff: FileDiff) -> dict[str, Any]:
+    sha_ref = pr.base_sha if diff.status == "removed" else pr.head_sha
+    content = state.commits.get((pr.repo, sha_ref), {}).get(diff.path)
+    item: dict[str, Any] = {
+        "sha": git_blob_sha(content) if content is not None else content_sha(diff.path, sha_ref),
+        "filename": diff.path,
+        "status": diff.status,
+        "additions": diff.additions,
+        "deletions": diff.deletions,
+        "changes": diff.additions + diff.deletions,
+        "blob_url": f"{WEB_URL}/{pr.repo}/blob/{sha_ref}/{diff.path}",
+        "raw_url": f"{WEB_URL}/{pr.repo}/raw/{sha_ref}/{diff.path}",
+        "contents_url": state.api(f"/repos/{pr.repo}/contents/{diff.path}?ref={sha_ref}"),
+    }
+    # GitHub leaves `patch` out for huge files (and for changes without hunks, like pure renames).
+    if diff.patch and diff.patch.count("\n") < MAX_PATCH_LINES:
+        item["patch"] = diff.patch
+    if diff.status == "renamed":
+        item["previous_filename"] = diff.old_path
+    return item
+
+
+def list_pull_files(state: GitHubState, call: Call) -> Reply:
+    pr = state.pull(call.repo, call.int_param("number"))
+    files = pr.current.files[:MAX_LISTED_FILES]
+    page, headers = paginate(call, files, cap=MAX_LISTED_FILES)
+    return Reply(json=[_file_json(state, pr, f) for f in page], headers=headers)
+
+
+def _base64_lines(data: bytes) -> str:
+    # GitHub (Ruby's Base64.encode64) wraps at 60 characters and ends every line with a newline.
+    encoded = base64.b64encode(data).decode()
+    return "".join(encoded[i : i + 60] + "\n" for i in range(0, len(encoded), 60))
+
+
+def _content_entry(state: GitHubState, repo: str, sha: str, path: str, content: str | None) -> dict[str, Any]:
+    data = (content or "").encode()
+    blob = git_blob_sha(content) if content is not None else content_sha(path, sha)
+    entry: dict[str, Any] = {
+        "type": "file" if content is not None else "dir",
+        "name": path.rsplit("/", 1)[-1],
+        "path": path,
+        "sha": blob,
+        "size": len(data) if content is not None else 0,
+        "url": state.api(f"/repos/{repo}/contents/{path}?ref={sha}"),
+        "html_url": f"{WEB_URL}/{repo}/blob/{sha}/{path}",
+        "git_url": state.api(f"/repos/{repo}/git/blobs/{blob}"),
+        "download_url": f"https://raw.githubusercontent.com/{repo}/{sha}/{path}",
+    }
+    if content is not None:
+        entry.update(encoding="base64", content=_base64_lines(data))
+    return entry
+
+
+def get_contents(state: GitHubState, call: Call) -> Reply:
+    path = call.params["path"].strip("/")
+    sha = state.resolve_ref(call.repo, call.query.get("ref"))
+    files = state.commits.get((call.repo, sha), {}) if sha else {}
+    if path in files:
+        if call.accepts(*_RAW_MEDIA):
+            return Reply(text=files[path].encode(), media_type=_TEXT_MEDIA)
+        return Reply(json=_content_entry(state, call.repo, sha or "", path, files[path]))
+    # A directory: list its direct children, files and sub-directories alike.
+    prefix = f"{path}/" if path else ""
+    children = sorted({prefix + p[len(prefix) :].split("/")[0] for p in files if p.startswith(prefix)})
+    if not children:
+        raise not_found()
+    entries = [_content_entry(state, call.repo, sha or "", child, files.get(child)) for child in children]
+    return Reply(json=entries)
+
+
+def get_commit(state: GitHubState, call: Call) -> Reply:
+    sha = state.resolve_ref(call.repo, call.params["ref"])
+    if sha is None:
+        raise ApiError(422, f"No commit found for SHA: {call.params['ref']}")
+    return Reply(
+        json={
+            "sha": sha,
+            "node_id": f"C_fake{sha[:12]}",
+            "url": state.api(f"/repos/{call.repo}/commits/{sha}"),
+            "html_url": f"{WEB_URL}/{call.repo}/commit/{sha}",
+            "commit": {
+                "message": "Fake commit",
+                "tree": {"sha": content_sha("tree", sha)},
+                "url": state.api(f"/repos/{call.repo}/git/commits/{sha}"),
+            },
+            "parents": [],
+        }
+    )
+
+
+def get_permission(state: GitHubState, call: Call) -> Reply:
+    login = call.params["user"]
+    role = state.permissions.get(login, "read")
+    return Reply(
+        json={"permission": _CLASSIC_PERMISSION.get(role, "none"), "role_name": role, "user": state.user(login)}
+    )

@@ -1,0 +1,215 @@
+"""Everything the fake GitHub remembers, with the lock that guards it.
+
+State is mutated on the server thread (by requests) and on the test thread (by setup helpers), and read
+by tests; a single re-entrant lock around each request and each helper keeps both sides consistent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from tests.fakes.diffs import FileDiff, parse_git_diff
+from tests.fakes.github_core import WEB_URL, not_found, user_json
+
+DEFAULT_PERMISSIONS = {
+    "checks": "write",
+    "contents": "read",
+    "issues": "write",
+    "metadata": "read",
+    "pull_requests": "write",
+}
+
+
+def stable_id(text: str) -> int:
+    """A deterministic numeric id for things tests name by string (users, repositories)."""
+    return int(hashlib.sha1(text.encode()).hexdigest()[:7], 16)
+
+
+def content_sha(*parts: str) -> str:
+    return hashlib.sha1("\0".join(parts).encode()).hexdigest()
+
+
+class RecordedCall(NamedTuple):
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]  # lowercased names; the Authorization value is redacted to its scheme
+
+
+@dataclass
+class Installation:
+    id: int
+    repos: set[str]
+    permissions: dict[str, str]
+    account: str
+
+
+@dataclass
+class IssuedToken:
+    installation_id: int
+    expires_at: float  # epoch seconds
+    revoked: bool = False
+
+
+@dataclass
+class Fault:
+    method: str
+    pattern: re.Pattern[str]
+    status: int
+    body: dict[str, Any] | str | None
+    headers: dict[str, str]
+    remaining: int
+
+
+@dataclass
+class RateWindow:
+    used: int
+    reset_at: int
+
+
+@dataclass
+class Revision:
+    """One pushed head of a pull request, with the diff GitHub would show for it."""
+
+    head_sha: str
+    diff_text: str
+    files: list[FileDiff]
+
+    def file(self, path: str) -> FileDiff | None:
+        return next((f for f in self.files if f.path == path), None)
+
+
+@dataclass
+class PullRequest:
+    repo: str
+    number: int
+    id: int
+    title: str
+    body: str
+    draft: bool
+    author: str
+    base_ref: str
+    head_ref: str
+    head_repo: str
+    base_sha: str
+    created_at: str
+    updated_at: str
+    # Every head ever pushed, oldest first: reviews may target an older commit_id, like on GitHub.
+    revisions: list[Revision] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    state: str = "open"
+
+    @property
+    def current(self) -> Revision:
+        return self.revisions[-1]
+
+    @property
+    def head_sha(self) -> str:
+        return self.current.head_sha
+
+    def revision(self, sha: str) -> Revision | None:
+        return next((r for r in self.revisions if r.head_sha == sha), None)
+
+    def push(self, head_sha: str, diff_text: str) -> None:
+        self.revisions.append(Revision(head_sha, diff_text, parse_git_diff(diff_text)))
+
+
+class GitHubState:
+    """The data behind the fake; endpoint modules read and write it while holding `lock`."""
+
+    client_id = "Iv1.fake"
+
+    def __init__(self, app_id: int, public_key_pem: bytes, app_slug: str) -> None:
+        self.app_id = app_id
+        self.public_key_pem = public_key_pem
+        self.app_slug = app_slug
+        # Replaced by the fixture once the server is listening; absolute URLs in responses use it.
+        self.base_url = "http://127.0.0.1"
+        self.lock = threading.RLock()
+        # Ids are never reused across resets, so an id leaking from an earlier test cannot match anything.
+        self._ids = itertools.count(1001)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything: pull requests, installations, tokens, reviews, faults, recorded requests..."""
+        with self.lock:
+            self.installations: dict[int, Installation] = {}
+            self.tokens: dict[str, IssuedToken] = {}
+            self.personal_tokens: set[str] = set()
+            self.personal_login = "octocat"
+            self.permissions: dict[str, str] = {}
+            self.pulls: dict[tuple[str, int], PullRequest] = {}
+            # (repo, sha) -> files of that commit, served by the contents endpoint.
+            self.commits: dict[tuple[str, str], dict[str, str]] = {}
+            self.reviews: defaultdict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+            # Reviews as GitHub renders them (what the list endpoint returns), per pull request.
+            self.review_json: defaultdict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+            self.review_comments: defaultdict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+            self.check_runs: dict[int, dict[str, Any]] = {}
+            self.issue_comments: defaultdict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+            self.reactions: defaultdict[int, list[dict[str, Any]]] = defaultdict(list)
+            self.requests: list[RecordedCall] = []
+            self.faults: list[Fault] = []
+            self.rate_windows: dict[str, RateWindow] = {}
+            self.rate_limit = 5000
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def api(self, path: str) -> str:
+        return f"{self.base_url}{path}"
+
+    @property
+    def bot_login(self) -> str:
+        return f"{self.app_slug}[bot]"
+
+    def user(self, login: str) -> dict[str, Any]:
+        kind = "Bot" if login.endswith("[bot]") else "User"
+        return {**user_json(login, user_id=stable_id(login), kind=kind), "url": self.api(f"/users/{login}")}
+
+    def pull(self, repo: str, number: int) -> PullRequest:
+        pr = self.pulls.get((repo, number))
+        if pr is None:
+            raise not_found()
+        return pr
+
+    def known_repo(self, repo: str) -> bool:
+        return any(repo in inst.repos for inst in self.installations.values()) or any(
+            key[0] == repo for key in self.pulls
+        )
+
+    def resolve_ref(self, repo: str, ref: str | None) -> str | None:
+        """A sha or branch name -> a commit sha; no ref means the default branch (`main`)."""
+        ref = ref or "main"
+        if (repo, ref) in self.commits:
+            return ref
+        # Later pull requests win, the way a branch points at its latest push.
+        for pr in reversed(list(self.pulls.values())):
+            if pr.repo == repo and pr.base_ref == ref:
+                return pr.base_sha
+            if pr.head_repo == repo and pr.head_ref == ref:
+                return pr.head_sha
+        return None
+
+    def repo_json(self, repo: str) -> dict[str, Any]:
+        owner, name = repo.split("/", 1)
+        return {
+            "id": stable_id(repo),
+            "node_id": f"R_fake{stable_id(repo)}",
+            "name": name,
+            "full_name": repo,
+            "owner": {**self.user(owner), "type": "Organization"},
+            "private": True,
+            "default_branch": "main",
+            "url": self.api(f"/repos/{repo}"),
+            "html_url": f"{WEB_URL}/{repo}",
+            "fork": False,
+            "archived": False,
+            "visibility": "private",
+        }

@@ -1,0 +1,241 @@
+"""A fake OpenAI-compatible chat-completions server shaped like Cloudflare Workers AI (`/ai/v1`).
+
+Answers come from a FIFO script (`script_reply`, `script_error`, `script_delay`), falling back to
+`default`. Token usage is computed deterministically from the request text, including a prefix-cache
+model keyed by the `x-session-affinity` header, so tests can assert on cache-friendly prompt layouts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+_CACHE_BLOCK_TOKENS = 64
+_CHARS_PER_TOKEN = 4
+_STREAM_PIECE_CHARS = 16
+
+
+def findings_json(findings: list[dict[str, Any]], summary: str = "Looks fine.") -> str:
+    """The review answer the bot asks the model for, serialised the way a model would write it."""
+    return json.dumps({"summary": summary, "findings": findings})
+
+
+def _default_answer(request_json: dict[str, Any]) -> str:
+    return findings_json([])
+
+
+def _tokens(text: str) -> int:
+    return math.ceil(len(text) / _CHARS_PER_TOKEN)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    # Binary search over slice comparisons: C-speed even for prompts of hundreds of kilobytes.
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _cloudflare_error(status: int, code: int, message: str) -> JSONResponse:
+    """Errors raised by Cloudflare itself (not the model) use the v4 API envelope."""
+    body = {"result": None, "success": False, "errors": [{"code": code, "message": message}], "messages": []}
+    return JSONResponse(body, status_code=status)
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    headers: dict[str, str]  # lowercased names
+    json: Any  # the parsed body, or None if it was not JSON
+
+
+@dataclass(frozen=True)
+class _Reply:
+    content: str
+    tool_calls: list[dict[str, Any]] | None
+    finish_reason: str
+    reasoning: str | None
+
+
+@dataclass(frozen=True)
+class _Error:
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Delay:
+    seconds: float
+
+
+def _tool_call(index: int, call: dict[str, Any]) -> dict[str, Any]:
+    """Fill in what tests may leave out: ids, `type`, and arguments given as a dict instead of JSON text."""
+    function = dict(call.get("function") or {"name": call.get("name"), "arguments": call.get("arguments", {})})
+    if not isinstance(function.get("arguments"), str):
+        function["arguments"] = json.dumps(function.get("arguments") or {})
+    return {"id": call.get("id", f"call_{index}_{secrets.token_hex(4)}"), "type": "function", "function": function}
+
+
+class FakeModel:
+    """The model server. Serve `app`, then set `url`; point the bot at `{url}` or any `{url}/<prefix>`."""
+
+    def __init__(self, api_token: str = "cf-test-token", served_model: str | None = None) -> None:
+        self.api_token = api_token
+        self.served_model = served_model
+        self.url = ""
+        self._lock = threading.Lock()
+        self.reset()
+        self.app = Starlette(
+            routes=[
+                Route("/chat/completions", self._complete, methods=["POST"]),
+                Route("/{prefix:path}/chat/completions", self._complete, methods=["POST"]),
+                Route("/{rest:path}", self._no_route, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+            ]
+        )
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests: list[RecordedRequest] = []
+            self.script: deque[_Reply | _Error | _Delay] = deque()
+            self.default: Callable[[dict[str, Any]], str] = _default_answer
+            # x-session-affinity value -> serialised prompts seen so far (the "prefix cache").
+            self._seen: dict[str, list[str]] = {}
+
+    def script_reply(
+        self,
+        content: str,
+        *,
+        tool_calls: list[dict[str, Any]] | None = None,
+        finish_reason: str = "stop",
+        reasoning: str | None = None,
+    ) -> None:
+        with self._lock:
+            self.script.append(_Reply(content, tool_calls, finish_reason, reasoning))
+
+    def script_error(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        with self._lock:
+            self.script.append(_Error(status, body, dict(headers or {})))
+
+    def script_delay(self, seconds: float) -> None:
+        """Make the next answer (scripted or default) wait this long first."""
+        with self._lock:
+            self.script.append(_Delay(seconds))
+
+    async def _no_route(self, request: Request) -> Response:
+        return _cloudflare_error(404, 7000, "No route for that URI")
+
+    async def _complete(self, request: Request) -> Response:
+        raw = await request.body()
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = None
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        with self._lock:
+            self.requests.append(RecordedRequest(request.url.path, headers, body))
+        if headers.get("authorization") != f"Bearer {self.api_token}":
+            return _cloudflare_error(401, 10000, "Authentication error")
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
+            return _cloudflare_error(400, 5006, "Error: required properties at '/' are 'messages'")
+        if not isinstance(body.get("model"), str):
+            return _cloudflare_error(400, 5006, "Error: required properties at '/' are 'model'")
+
+        delay, answer = self._next_answer(body)
+        if delay:
+            await asyncio.sleep(delay)
+        if isinstance(answer, _Error):
+            return JSONResponse(answer.body, status_code=answer.status, headers=answer.headers)
+        completion = self._completion(body, answer, headers.get("x-session-affinity"))
+        if body.get("stream"):
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return StreamingResponse(_sse(completion, include_usage), media_type="text/event-stream")
+        return JSONResponse(completion, headers={"cf-ray": f"{secrets.token_hex(8)}-SJC"})
+
+    def _next_answer(self, body: dict[str, Any]) -> tuple[float, _Reply | _Error]:
+        # Taken under one lock so concurrent requests never split a delay from the answer it precedes.
+        with self._lock:
+            delay = 0.0
+            while self.script:
+                item = self.script.popleft()
+                if not isinstance(item, _Delay):
+                    return delay, item
+                delay += item.seconds
+            default = self.default
+        return delay, _Reply(default(body), None, "stop", None)
+
+    def _usage(self, body: dict[str, Any], content: str, affinity: str | None) -> dict[str, Any]:
+        prompt = json.dumps({"tools": body.get("tools"), "messages": body["messages"]}, ensure_ascii=False)
+        cached = 0
+        if affinity is not None:
+            with self._lock:
+                seen = self._seen.setdefault(affinity, [])
+                shared = max((_common_prefix(prompt, earlier) for earlier in seen), default=0)
+                seen.append(prompt)
+            # Providers cache whole blocks of tokens, never a partial block.
+            cached = (shared // _CHARS_PER_TOKEN) // _CACHE_BLOCK_TOKENS * _CACHE_BLOCK_TOKENS
+        prompt_tokens, completion_tokens = _tokens(prompt), _tokens(content)
+        return {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached},
+            "completion_tokens_details": {"reasoning_tokens": 0},
+        }
+
+    def _completion(self, body: dict[str, Any], reply: _Reply, affinity: str | None) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls is not None:
+            message["tool_calls"] = [_tool_call(i, call) for i, call in enumerate(reply.tool_calls)]
+        if reply.reasoning is not None:
+            message["reasoning_content"] = reply.reasoning
+        return {
+            "id": f"chatcmpl-{secrets.token_hex(12)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": self.served_model or body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+            "usage": self._usage(body, reply.content, affinity),
+        }
+
+
+async def _sse(completion: dict[str, Any], include_usage: bool) -> AsyncIterator[str]:
+    """The same completion as OpenAI-style `chat.completion.chunk` server-sent events."""
+    base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    choice = completion["choices"][0]
+    message = choice["message"]
+
+    def event(delta: dict[str, Any], finish_reason: str | None = None) -> str:
+        chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+        return f"data: {json.dumps(chunk)}\n\n"
+
+    yield event({"role": "assistant", "content": ""})
+    if "reasoning_content" in message:
+        yield event({"reasoning_content": message["reasoning_content"]})
+    content = message["content"] or ""
+    # Several small pieces, so that clients which forget to concatenate deltas fail visibly.
+    for start in range(0, len(content), _STREAM_PIECE_CHARS):
+        yield event({"content": content[start : start + _STREAM_PIECE_CHARS]})
+    if "tool_calls" in message:
+        yield event({"tool_calls": [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]})
+    yield event({}, choice["finish_reason"])
+    if include_usage:
+        yield f"data: {json.dumps({**base, 'choices': [], 'usage': completion['usage']})}\n\n"
+    yield "data: [DONE]\n\n"

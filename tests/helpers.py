@@ -1,0 +1,65 @@
+"""Small helpers shared by tests: signed webhook deliveries, a PR with a known bug, a burst worker."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from reviewbot.queue.worker import make_worker
+from reviewbot.settings import Settings
+from reviewbot.webhooks.signature import sign
+from tests.conftest import INSTALLATION, REPO, WEBHOOK_SECRET
+from tests.fakes.github import FakeGitHub
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+BASE_CALC = "def total(items):\n    return sum(i.price for i in items)\n\n\ndef count(items):\n    return len(items)\n"
+HEAD_CALC = ("def total(items):\n    result = 0\n    for i in items:\n        result += i.price\n"
+             "    return result / len(items)\n\n\ndef count(items):\n    return len(items)\n")
+BUG_LINE = 5  # "return result / len(items)" in the head version
+
+
+def open_pull(github: FakeGitHub, number: int = 7, **kw: Any) -> dict[str, Any]:
+    return github.add_pull(REPO, number, base_files={"app/calc.py": BASE_CALC},
+                           head_files={"app/calc.py": HEAD_CALC}, title="Rewrite total", **kw)
+
+
+def payload(name: str, pull: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A recorded webhook payload, pointed at a fake PR's number and SHAs."""
+    data: dict[str, Any] = json.loads((FIXTURES / "webhooks" / f"{name}.json").read_text())
+    data["installation"]["id"] = INSTALLATION
+    if pull is not None:
+        data["number"] = pull["number"]
+        data["pull_request"] |= {"number": pull["number"], "head": {**data["pull_request"]["head"],
+                                 "sha": pull["head"]["sha"]}, "base": {**data["pull_request"]["base"],
+                                 "sha": pull["base"]["sha"]}}
+    return data
+
+
+def deliver(client: httpx.Client, event: str, body: dict[str, Any] | bytes, *, secret: str = WEBHOOK_SECRET,
+            delivery: str | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    sent = {"X-GitHub-Event": event, "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+            "X-Hub-Signature-256": sign(secret, raw), "Content-Type": "application/json",
+            "User-Agent": "GitHub-Hookshot/test"} | (headers or {})
+    return client.post("/webhooks/github", content=raw, headers=sent)
+
+
+def bug_finding(**overrides: Any) -> dict[str, Any]:
+    return {"path": "app/calc.py", "line": BUG_LINE, "start_line": None, "side": "RIGHT", "severity": "major",
+            "category": "bug", "title": "total() now divides by the item count",
+            "body": "`total` returns an average and fails with ZeroDivisionError on an empty list.",
+            "suggestion": "    return result", "confidence": 0.92} | overrides
+
+
+async def run_worker_until_idle(settings: Settings, redis_url: str) -> None:
+    """Run a real arq worker in burst mode: it processes every queued job, then returns."""
+    worker = make_worker(settings, redis_url, burst=True, handle_signals=False)
+    try:
+        await worker.async_run()
+    finally:
+        await worker.close()

@@ -1,0 +1,94 @@
+"""The spine: `reviewbot serve` alone (embedded Redis, in-process worker) turns a webhook into a posted review."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.conftest import MODEL_TOKEN, REPO, WEBHOOK_SECRET
+from tests.fakes.github import FakeGitHub
+from tests.fakes.model import FakeModel, findings_json
+from tests.helpers import BUG_LINE, bug_finding, deliver, open_pull, payload
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_for(condition: Any, timeout: float = 30.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_serve_alone_turns_an_opened_pr_into_a_review_and_a_completed_check_run(
+        env: dict[str, str], fake_github: FakeGitHub, fake_model: FakeModel, tmp_path: Path) -> None:
+    pull = open_pull(fake_github)
+    fake_model.script_reply(findings_json([bug_finding()], "The new total() is really an average."))
+    data_dir = tempfile.mkdtemp(prefix="rb-e2e-", dir="/tmp")
+    service_env = {**os.environ, **env, "REVIEWBOT_DATA_DIR": data_dir}
+    service_env.pop("REDIS_URL")  # the embedded Redis: one command is the whole service
+    port = free_port()
+    log_path = tmp_path / "serve.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "reviewbot", "serve", "--port", str(port)],
+                                env=service_env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as client:
+            wait_for(lambda: _healthy(client), 30, "the service to start")
+            started = time.monotonic()
+            response = deliver(client, "pull_request", payload("pull_request.opened", pull))
+            assert response.status_code == 202, response.text
+            assert time.monotonic() - started < 1.0  # the request only enqueues
+            wait_for(lambda: _completed(fake_github), 30, "the check run to complete")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+    reviews = fake_github.reviews[(REPO, 7)]
+    assert len(reviews) == 1
+    review = reviews[0]
+    assert review["event"] == "COMMENT" and review["commit_id"] == pull["head"]["sha"]
+    [comment] = review["comments"]
+    assert (comment["path"], comment["line"], comment["side"]) == ("app/calc.py", BUG_LINE, "RIGHT")
+    assert "divides by the item count" in comment["body"] and "```suggestion" in comment["body"]
+
+    [check] = fake_github.check_runs.values()
+    assert check["name"] == "reviewbot" and check["head_sha"] == pull["head"]["sha"]
+    assert check["history"][0]["status"] == "in_progress"
+    assert check["status"] == "completed" and check["conclusion"] == "neutral"  # a major finding
+
+    [request] = fake_model.requests
+    assert request.headers["authorization"] == f"Bearer {MODEL_TOKEN}"
+    assert request.headers["x-session-affinity"].startswith("ses_")
+    assert request.json["response_format"]["type"] == "json_schema"
+
+    logs = log_path.read_text()
+    assert "review finished" in logs
+    for secret in (WEBHOOK_SECRET, MODEL_TOKEN, env["GITHUB_PRIVATE_KEY"].splitlines()[1]):
+        assert secret not in logs
+
+
+def _healthy(client: httpx.Client) -> bool:
+    try:
+        return client.get("/healthz").status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _completed(github: FakeGitHub) -> bool:
+    return any(run["status"] == "completed" for run in github.check_runs.values())

@@ -1,0 +1,55 @@
+"""What people see: no pings, no images, no raw HTML from untrusted text; suggestions fenced safely."""
+
+from reviewbot.inference.pricing import Usage
+from reviewbot.review.anchor import Anchored, Placement
+from reviewbot.review.findings import Finding
+from reviewbot.review.publish import check_conclusion, review_payload
+from reviewbot.review.render import ReviewReport, comment_body, neutralize, review_body
+
+
+def make(**kw: object) -> Finding:
+    base: dict[str, object] = {"path": "a.py", "line": 3, "side": "RIGHT", "severity": "minor",
+                               "category": "bug", "title": "t", "body": "b", "confidence": 0.8}
+    return Finding.model_validate(base | kw)
+
+
+def test_mentions_images_and_html_are_neutralised_outside_code() -> None:
+    text = neutralize("cc @everyone and @org/team ![x](https://evil.example/p.png) <img src=x> `@keep` a@b.c")
+    assert "@everyone" not in text and "@org/team" not in text
+    assert "@\u200deveryone" in text
+    assert "https://evil.example/p.png" not in text.split("[image: x]")[0]
+    assert "![" not in text and "<img" not in text
+    assert "`@keep`" in text and "a@b.c" in text
+
+
+def test_suggestion_fence_survives_backticks_in_the_code() -> None:
+    body = comment_body(Anchored(make(suggestion="x = '```'"), 3, None))
+    assert "````suggestion\nx = '```'\n````" in body
+
+
+def test_left_side_suggestions_are_plain_code_blocks() -> None:
+    body = comment_body(Anchored(make(side="LEFT", suggestion="y = 1"), 3, None))
+    assert "```suggestion" not in body and "```\ny = 1\n```" in body
+
+
+def report(*findings: Finding) -> ReviewReport:
+    return ReviewReport(summary="Summary @alice", usage=Usage(prompt_tokens=1000, cached_tokens=250,
+                        completion_tokens=100, cost_usd=0.00123), model="@cf/moonshotai/kimi-k2.5",
+                        files_reviewed=2, placement=Placement(
+                            inline=tuple(Anchored(f, f.line, f.start_line) for f in findings), outside=()))
+
+
+def test_review_payload_is_one_request_with_every_comment() -> None:
+    rep = report(make(), make(line=5, start_line=4, title="range"))
+    payload = review_payload(rep, "abc123")
+    assert payload["event"] == "COMMENT" and payload["commit_id"] == "abc123"
+    assert [c["line"] for c in payload["comments"]] == [3, 5]
+    assert payload["comments"][1]["start_line"] == 4 and payload["comments"][1]["start_side"] == "RIGHT"
+    assert "start_line" not in payload["comments"][0]
+    body = review_body(rep)
+    assert "@alice" not in body and "25% cached" in body and "$0.0012" in body
+
+
+def test_conclusion_is_success_only_without_major_findings() -> None:
+    assert check_conclusion(report(make(severity="minor"))) == "success"
+    assert check_conclusion(report(make(severity="major"))) == "neutral"
