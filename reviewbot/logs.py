@@ -6,7 +6,8 @@ import logging
 import sys
 from collections.abc import Iterable
 
-_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+_RECORD = logging.LogRecord("", 0, "", 0, "", None, None)
+_STANDARD = set(vars(_RECORD)) | {"message", "asctime", "taskName", "color_message"}
 
 
 class Redactor(logging.Filter):

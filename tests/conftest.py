@@ -7,14 +7,18 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from redis.asyncio import Redis
 
 from reviewbot.queue.embedded import EmbeddedRedis
+from reviewbot.settings import Settings
+from reviewbot.webhooks.server import create_app
 from tests.conftest_fakes import *  # noqa: F403
 from tests.conftest_fakes import APP_ID
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel
+from tests.fakes.server import ServedApp
 
 WEBHOOK_SECRET = "whsec-test-0123456789"
 MODEL_TOKEN = "cf-test-token"
@@ -57,3 +61,16 @@ def env(fake_github: FakeGitHub, fake_model: FakeModel, app_keypair: tuple[bytes
         "CLOUDFLARE_API_TOKEN": MODEL_TOKEN,
         "REVIEWBOT_JOB_TIMEOUT": "60",
     }
+
+
+@pytest.fixture
+def settings(env: dict[str, str]) -> Settings:
+    return Settings.from_mapping(env)
+
+
+@pytest.fixture
+def web(settings: Settings, env: dict[str, str]) -> Iterator[httpx.Client]:
+    """reviewbot's web app served by uvicorn on 127.0.0.1 (real HTTP), with a client pointed at it."""
+    with ServedApp(create_app(settings, env["REDIS_URL"]), lifespan="on") as served, \
+            httpx.Client(base_url=served.url, timeout=10) as client:
+        yield client

@@ -31,7 +31,8 @@ def open_pull(github: FakeGitHub, number: int = 7, **kw: Any) -> dict[str, Any]:
 def payload(name: str, pull: dict[str, Any] | None = None) -> dict[str, Any]:
     """A recorded webhook payload, pointed at a fake PR's number and SHAs."""
     data: dict[str, Any] = json.loads((FIXTURES / "webhooks" / f"{name}.json").read_text())
-    data["installation"]["id"] = INSTALLATION
+    if "installation" in data:
+        data["installation"]["id"] = INSTALLATION
     if pull is not None:
         data["number"] = pull["number"]
         data["pull_request"] |= {"number": pull["number"], "head": {**data["pull_request"]["head"],

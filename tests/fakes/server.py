@@ -19,13 +19,14 @@ _START_TIMEOUT_S = 5.0
 class ServedApp:
     """Runs `app` under uvicorn on an OS-chosen port until `stop()` (or the end of a `with` block)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, lifespan: str = "off") -> None:
+        # The fakes need no lifespan; reviewbot's own app makes its Redis pool in one ("on").
         config = uvicorn.Config(
             app,
             host="127.0.0.1",
             port=0,
             log_level="warning",
-            lifespan="off",
+            lifespan=lifespan,
             access_log=False,
             # Bounds shutdown when a test leaves a request hanging (e.g. a long scripted model delay).
             timeout_graceful_shutdown=1,
