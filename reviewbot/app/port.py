@@ -114,6 +114,62 @@ class GitHubPort:
             "POST", f"/repos/{_q(repo)}/pulls/{int(number)}/reviews", body=body))
         return int(data["id"])
 
+    async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]:
+        return await self._pages(f"GET reviews {repo}#{number}", f"/repos/{_q(repo)}/pulls/{int(number)}/reviews")
+
+    async def list_review_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
+        return await self._pages(f"GET review comments {repo}#{number}",
+                                 f"/repos/{_q(repo)}/pulls/{int(number)}/comments")
+
+    async def list_files(self, repo: str, number: int) -> list[dict[str, Any]]:
+        """The PR's files (GitHub caps the list at 3,000), each with `patch` unless GitHub omitted it."""
+        return await self._pages(f"GET files {repo}#{number}", f"/repos/{_q(repo)}/pulls/{int(number)}/files")
+
+    async def create_issue_comment(self, repo: str, number: int, body: str) -> int:
+        data = await self._call(f"POST comment {repo}#{number}", lambda: self._json(
+            "POST", f"/repos/{_q(repo)}/issues/{int(number)}/comments", body={"body": body}))
+        return int(data["id"])
+
+    async def list_issue_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
+        return await self._pages(f"GET comments {repo}#{number}", f"/repos/{_q(repo)}/issues/{int(number)}/comments")
+
+    async def add_reaction(self, repo: str, comment_id: int, content: str = "eyes") -> None:
+        await self._call(f"POST reaction {comment_id}", lambda: self._json(
+            "POST", f"/repos/{_q(repo)}/issues/comments/{int(comment_id)}/reactions", body={"content": content}))
+
+    async def permission(self, repo: str, user: str) -> str:
+        """The user's permission on the repository: admin, maintain, write, triage, read or none."""
+        try:
+            data = await self._call(f"GET permission {user}", lambda: self._json(
+                "GET", f"/repos/{_q(repo)}/collaborators/{urllib.parse.quote(user, safe='')}/permission"))
+        except GitHubError as exc:
+            if exc.status == 404:
+                return "none"
+            raise
+        return str(data.get("role_name") or data.get("permission") or "none")
+
+    async def _pages(self, what: str, url: str, limit: int = 3000) -> list[dict[str, Any]]:
+        """Follow `Link: rel="next"` pages (100 per page) up to `limit` items."""
+        def fetch() -> list[dict[str, Any]]:
+            items: list[dict[str, Any]] = []
+            next_url: str | None = url
+            params: dict[str, Any] | None = {"per_page": 100}
+            while next_url and len(items) < limit:
+                headers, data = self._gh.requester.requestJsonAndCheck("GET", next_url, parameters=params)
+                items.extend(data if isinstance(data, list) else [])
+                next_url, params = _next_link(headers.get("link", "")), None
+            return items[:limit]
+
+        return await self._call(what, fetch)
+
+
+def _next_link(header: str) -> str | None:
+    for part in header.split(","):
+        section = part.split(";")
+        if len(section) > 1 and any(p.strip() == 'rel="next"' for p in section[1:]):
+            return section[0].strip().strip("<>")
+    return None
+
 
 def _q(repo: str) -> str:
     owner, _, name = repo.partition("/")
