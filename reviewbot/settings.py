@@ -35,7 +35,11 @@ class Settings:
     cloudflare_api_token: str | None = field(default=None, repr=False)
     model_timeout: float = 600.0
     job_timeout: float = 900.0
-    max_jobs: int = 10
+    max_jobs: int = 50
+    installation_concurrency: int = 4
+    shutdown_grace: float = 60.0
+    app_slug: str | None = None
+    command_aliases: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
@@ -64,7 +68,12 @@ class Settings:
             cloudflare_api_token=get("CLOUDFLARE_API_TOKEN"),
             model_timeout=_number(get, "REVIEWBOT_MODEL_TIMEOUT", 600.0),
             job_timeout=_number(get, "REVIEWBOT_JOB_TIMEOUT", 900.0),
-            max_jobs=int(_number(get, "REVIEWBOT_MAX_JOBS", 10)),
+            max_jobs=int(_number(get, "REVIEWBOT_MAX_JOBS", 50)),
+            installation_concurrency=int(_number(get, "REVIEWBOT_INSTALLATION_CONCURRENCY", 4)),
+            shutdown_grace=_number(get, "REVIEWBOT_SHUTDOWN_GRACE", 60.0),
+            app_slug=(get("REVIEWBOT_APP_SLUG") or "").lstrip("@") or None,
+            command_aliases=tuple(a.strip().lstrip("@") for a in (get("REVIEWBOT_COMMAND_ALIASES") or "").split(",")
+                                  if a.strip()),
         )
 
     @classmethod

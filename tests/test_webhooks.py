@@ -65,7 +65,7 @@ def test_malformed_payloads_are_400_with_a_message(web: httpx.Client, redis_url:
     assert deliver(web, "pull_request", b"{not json").status_code == 400
     assert deliver(web, "pull_request", b"[1, 2]").status_code == 400
     missing = deliver(web, "pull_request", {"action": "opened", "pull_request": {"number": 1}})
-    assert missing.status_code == 400 and "installation" in missing.json()["error"]
+    assert missing.status_code == 400 and "repository" in missing.json()["error"]
     assert deliver(web, "", {"zen": "x"}).status_code == 400
     assert queued(redis_url) == []
 
@@ -75,15 +75,16 @@ def test_wrong_content_type_is_415_and_huge_bodies_413(web: httpx.Client) -> Non
     assert deliver(web, "ping", b" " * (25 * 1024 * 1024 + 1)).status_code == 413
 
 
-def test_ping_and_unhandled_events(web: httpx.Client, fake_github: FakeGitHub, redis_url: str) -> None:
+def test_ping_installation_and_unhandled_events(web: httpx.Client, redis_url: str) -> None:
     assert deliver(web, "ping", payload("ping")).json() == {"status": "pong"}
     ignored = deliver(web, "star", {"action": "created"})
     assert ignored.status_code == 202 and ignored.json()["status"] == "ignored"
-    closed = deliver(web, "pull_request", payload("pull_request.closed", open_pull(fake_github)))
-    assert closed.status_code == 202 and closed.json()["status"] == "ignored"
-    draft = payload("pull_request.opened", open_pull(fake_github, number=8, draft=True))
-    draft["pull_request"]["draft"] = True
-    assert deliver(web, "pull_request", draft).json()["reason"] == "draft pull request"
+    installed = deliver(web, "installation", {"action": "created", "installation": {"id": 1}})
+    assert installed.status_code == 202 and installed.json() == {"status": "accepted",
+                                                                 "reason": "installation.created"}
+    edited = deliver(web, "pull_request", {"action": "edited", "pull_request": {"number": 1},
+                                           "repository": {"full_name": REPO}})
+    assert edited.json()["status"] == "ignored"
     assert queued(redis_url) == []
 
 

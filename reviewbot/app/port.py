@@ -114,6 +114,11 @@ class GitHubPort:
             "POST", f"/repos/{_q(repo)}/pulls/{int(number)}/reviews", body=body))
         return int(data["id"])
 
+    async def commit_parents(self, repo: str, sha: str) -> list[str]:
+        data = await self._call(f"GET commit {sha[:12]}", lambda: self._json(
+            "GET", f"/repos/{_q(repo)}/commits/{urllib.parse.quote(sha, safe='')}"))
+        return [str(p["sha"]) for p in data.get("parents") or []]
+
     async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]:
         return await self._pages(f"GET reviews {repo}#{number}", f"/repos/{_q(repo)}/pulls/{int(number)}/reviews")
 

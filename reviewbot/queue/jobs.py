@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from arq import Retry
 
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import PermanentError, RetryableError
-from reviewbot.queue import keys
+from reviewbot.queue import keys, retries
+from reviewbot.queue.checkrun import CheckRun
+from reviewbot.review.config import CONFIG_PATH, RepoConfig, parse_config
 from reviewbot.review.diff import ParsedDiff, parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id, run_review
 from reviewbot.review.publish import check_conclusion, check_output, review_payload
@@ -20,63 +21,123 @@ if TYPE_CHECKING:
     from reviewbot.queue.worker import Deps
 
 log = logging.getLogger(__name__)
-CHECK_NAME = "reviewbot"
-MAX_TRIES = 5
+AUTOMATIC = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
 MAX_CONTEXT_FILES = 60
 
 
-async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: str, number: int,
-                              head_sha: str) -> dict[str, Any]:
-    """Review one PR at one head SHA; transient failures come back later through arq's Retry."""
+async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: str, number: int, head_sha: str,
+                              trigger: str = "opened", full: bool = False, draft: bool = False,
+                              before: str | None = None) -> dict[str, Any]:
+    """Review one PR at one head SHA; superseded, paused and draft work ends before any GitHub call."""
     deps: Deps = ctx["deps"]
-    job = {"repo": repo, "pr": number, "sha": head_sha[:12], "job_try": ctx.get("job_try", 1)}
-    log.info("review started", extra=job)
+    redis = ctx["redis"]
+    job_id = str(ctx.get("job_id") or keys.review_job_id(repo, number, head_sha))
+    job = {"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger, "job_try": ctx.get("job_try", 1)}
+    if await superseded(redis, repo, number, head_sha):
+        log.info("review superseded before it started", extra=job)
+        return {"outcome": "superseded"}
+    if trigger in AUTOMATIC and await redis.exists(keys.paused_key(repo, number)):
+        return {"outcome": "paused"}
     port = deps.port(await deps.tokens.get(installation_id))
-    check_id: int | None = None
+    check = CheckRun(port, redis, repo, head_sha, number)
     try:
-        check_id = await _open_check_run(ctx, port, repo, head_sha)
-        outcome = await _review(deps, port, installation_id, repo, number, head_sha, check_id)
+        pull = await port.get_pull(repo, number)
+        skip = await _automatic_skip(port, repo, pull, trigger, draft)
+        if skip:
+            log.info("review not wanted", extra={**job, "reason": skip})
+            return {"outcome": "skipped", "reason": skip}
+        await check.open("queued", "Review queued", "reviewbot will review this commit shortly.")
+        if not await deps.slots.acquire(installation_id, job_id):
+            raise retries.wait_for_slot()
+        try:
+            log.info("review started", extra=job)
+            await check.update("in_progress", "Review in progress", "reviewbot is reading the changes.")
+            full = full or bool(await redis.getdel(keys.full_key(job_id)))
+            outcome = await _review(deps, port, redis, check, installation_id, pull, head_sha, trigger, before)
+            outcome["full"] = full
+        finally:
+            await deps.slots.release(installation_id, job_id)
+        await retries.forget(redis, job_id)
         log.info("review finished", extra={**job, "outcome": outcome["outcome"]})
         return outcome
+    except Retry:
+        raise
     except RetryableError as exc:
-        tries = int(ctx.get("job_try", 1))
-        if tries < MAX_TRIES:
-            defer = exc.retry_after or min(300.0, 5.0 * 2 ** tries)
-            log.warning("review will be retried", extra={**job, "error": str(exc), "defer_s": defer})
-            raise Retry(defer=defer) from exc
-        await _fail(port, repo, check_id, f"The review gave up after {tries} attempts: {exc}")
+        log.warning("review failed, may be retried", extra={**job, "error": str(exc)})
+        await retries.retry_later(redis, job_id, exc)  # raises Retry unless the budget is spent
+        await check.fail(f"The review gave up after {retries.MAX_ATTEMPTS} attempts: {exc}")
         return {"outcome": "failed", "reason": str(exc)}
     except PermanentError as exc:
         log.warning("review failed", extra={**job, "error": str(exc)})
-        await _fail(port, repo, check_id, str(exc))
+        await check.fail(str(exc))
         return {"outcome": "failed", "reason": str(exc)}
     except Exception:
         # A bug of ours: say so on the PR instead of leaving the check spinning, then let arq record it.
         log.exception("review crashed", extra=job)
-        await _fail(port, repo, check_id, "an internal error in reviewbot (see the worker's log)")
+        await check.fail("an internal error in reviewbot (see the worker's log)")
         raise
     finally:
         port.close()
 
 
-async def _review(deps: Deps, port: GitHubPort, installation_id: int, repo: str, number: int, head_sha: str,
-                  check_id: int) -> dict[str, Any]:
-    pull = await port.get_pull(repo, number)
-    if pull.head_sha != head_sha or pull.state != "open":
+async def superseded(redis: Any, repo: str, number: int, head_sha: str) -> bool:
+    """True when the webhook has since seen a newer head SHA for this PR, or saw it closed."""
+    latest = await redis.get(keys.latest_key(repo, number))
+    return latest is not None and latest.decode() != head_sha
+
+
+async def _automatic_skip(port: GitHubPort, repo: str, pull: PullInfo, trigger: str, draft: bool) -> str | None:
+    """Why an automatic trigger should not review, per the base branch's config; None to go ahead."""
+    if trigger not in AUTOMATIC:
+        return None
+    config = await load_config(port, repo, pull.base_ref)
+    if not config.enabled:
+        return "reviews are disabled in " + CONFIG_PATH
+    if (draft or pull.draft) and not config.auto_review.drafts:
+        return "draft pull request"
+    if trigger == "synchronize" and not config.auto_review.on_push:
+        return "reviews on push are off in " + CONFIG_PATH
+    if trigger in ("opened", "reopened", "ready_for_review") and not config.auto_review.on_open:
+        return "reviews on open are off in " + CONFIG_PATH
+    return None
+
+
+async def load_config(port: GitHubPort, repo: str, base_ref: str) -> RepoConfig:
+    """The base branch's config: a pull request can never change how it is reviewed."""
+    return parse_config(await port.get_file(repo, CONFIG_PATH, base_ref)).config
+
+
+async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, installation_id: int, pull: PullInfo,
+                  head_sha: str, trigger: str, before: str | None) -> dict[str, Any]:
+    repo, number = check.repo, pull.number
+    if pull.state != "open" or pull.head_sha != head_sha:
         why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
-        await port.update_check_run(repo, check_id, _completed("skipped", "Review skipped", f"Skipped: {why}."))
+        await check.complete("skipped", "Review skipped", f"Skipped: {why}.")
         return {"outcome": "superseded"}
+    if trigger == "synchronize" and before and await _only_merged_base(port, repo, head_sha, before, pull.base_sha):
+        await check.complete("skipped", "Base branch merged in", "This push only merged the base branch into the "
+                             f"pull request; the review of {before[:7]} still applies. Comment `review` to the "
+                             "app to review again.")
+        return {"outcome": "skipped", "reason": "update branch"}
     diff = parse_diff(await port.get_diff(repo, number))
     base_files = await _base_files(port, repo, pull, diff)
     review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files=base_files,
                                affinity=affinity_id("pr", installation_id, repo, number))
     result = await run_review(review_input, deps.reviewer)
+    if await superseded(redis, repo, number, head_sha) and (await port.get_pull(repo, number)).head_sha != head_sha:
+        await check.complete("cancelled", "Review cancelled", "A newer commit was pushed while this one was being "
+                             "reviewed; the newer commit is reviewed instead.")
+        return {"outcome": "superseded"}
     review_id = await port.create_review(repo, number, review_payload(result.report, head_sha))
-    conclusion = check_conclusion(result.report)
-    await port.update_check_run(repo, check_id, {**_completed(conclusion, *check_output(result.report))})
-    usage = result.report.usage
+    await check.complete(check_conclusion(result.report), *check_output(result.report))
     return {"outcome": "reviewed", "review_id": review_id, "comments": len(result.report.placement.inline),
-            "usage": usage.as_json()}
+            "usage": result.report.usage.as_json()}
+
+
+async def _only_merged_base(port: GitHubPort, repo: str, head_sha: str, before: str, base_sha: str) -> bool:
+    """An "Update branch" push: a merge commit whose parents are the previous head and the base branch."""
+    parents = await port.commit_parents(repo, head_sha)
+    return len(parents) == 2 and parents[0] == before and parents[1] == base_sha
 
 
 async def _base_files(port: GitHubPort, repo: str, pull: PullInfo, diff: ParsedDiff) -> dict[str, str]:
@@ -90,39 +151,3 @@ async def _base_files(port: GitHubPort, repo: str, pull: PullInfo, diff: ParsedD
 
     results = await asyncio.gather(*(one(f.old_path) for f in wanted if f.old_path))
     return {path: text for path, text in results if text is not None}
-
-
-async def _open_check_run(ctx: dict[str, Any], port: GitHubPort, repo: str, head_sha: str) -> int:
-    """Create the check run in_progress, or reuse the one an earlier try of this job created."""
-    redis = ctx.get("redis")
-    key = keys.check_run_key(repo, head_sha)
-    if redis is not None and (existing := await redis.get(key)):
-        check_id = int(existing)
-        await port.update_check_run(repo, check_id, {"status": "in_progress"})
-        return check_id
-    check_id = await port.create_check_run(repo, {
-        "name": CHECK_NAME, "head_sha": head_sha, "status": "in_progress", "started_at": _now(),
-        "output": {"title": "Review in progress", "summary": "reviewbot is reading the changes."}})
-    if redis is not None:
-        await redis.set(key, str(check_id), ex=86_400)
-    return check_id
-
-
-async def _fail(port: GitHubPort, repo: str, check_id: int | None, reason: str) -> None:
-    """End the check run visibly: never `success` for a review that did not happen."""
-    if check_id is None:
-        return
-    summary = f"reviewbot could not review this pull request.\n\n**Reason:** {reason}"
-    try:
-        await port.update_check_run(repo, check_id, _completed("neutral", "Review failed", summary))
-    except (RetryableError, PermanentError) as exc:
-        log.error("could not mark the check run failed", extra={"repo": repo, "error": str(exc)})
-
-
-def _completed(conclusion: str, title: str, summary: str) -> dict[str, Any]:
-    return {"status": "completed", "conclusion": conclusion, "completed_at": _now(),
-            "output": {"title": title, "summary": summary}}
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

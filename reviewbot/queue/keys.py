@@ -7,16 +7,57 @@ from typing import Any
 
 PREFIX = "reviewbot"
 REVIEW_FUNCTION = "review_pull_request"
+COMMAND_FUNCTION = "handle_command"
+DELIVERY_TTL = 4 * 86_400  # GitHub lets you redeliver for 3 days (7 in newer docs for Apps); keep ids longer
+STATE_TTL = 30 * 86_400
 
 
 def review_job_id(repo: str, number: int, head_sha: str) -> str:
-    """One job per (repository, PR, head SHA): enqueueing the same review twice is a no-op."""
+    """One job per (repository, PR, head SHA): a second trigger while it is queued or running is a no-op."""
     return f"{PREFIX}:review:{repo}#{number}@{head_sha}"
+
+
+def command_job_id(repo: str, comment_id: int) -> str:
+    return f"{PREFIX}:command:{repo}:{comment_id}"
+
+
+def delivery_key(guid: str) -> str:
+    return f"{PREFIX}:delivery:{guid}"
+
+
+def latest_key(repo: str, number: int) -> str:
+    """The newest head SHA GitHub told us about for a PR, or `closed`; older jobs stop when they see it."""
+    return f"{PREFIX}:latest:{repo}#{number}"
+
+
+def full_key(job_id: str) -> str:
+    """Set when a `full review` arrives while a normal review of the same SHA is queued: upgrades it."""
+    return f"{PREFIX}:full:{job_id}"
+
+
+def paused_key(repo: str, number: int) -> str:
+    return f"{PREFIX}:paused:{repo}#{number}"
+
+
+def polite_key(repo: str, number: int) -> str:
+    """Marks that a non-collaborator was already told, once per PR, that they cannot trigger reviews."""
+    return f"{PREFIX}:polite:{repo}#{number}"
+
+
+def slots_key(installation_id: int) -> str:
+    return f"{PREFIX}:slots:{installation_id}"
+
+
+def attempts_key(job_id: str) -> str:
+    return f"{PREFIX}:attempts:{job_id}"
 
 
 def check_run_key(repo: str, head_sha: str) -> str:
     """Where the check run of a review lives, so a retried job updates it instead of opening another."""
     return f"{PREFIX}:check:{repo}@{head_sha}"
+
+
+APP_SLUG_KEY = f"{PREFIX}:app:slug"
 
 
 def serialize(obj: Any) -> bytes:

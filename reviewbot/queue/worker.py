@@ -12,11 +12,14 @@ from arq.connections import RedisSettings
 from arq.worker import func
 
 from reviewbot.app.auth import InstallationTokens
+from reviewbot.app.identity import remember_slug
 from reviewbot.app.port import GitHubPort
 from reviewbot.inference.client import ModelClient
 from reviewbot.inference.structured import StructuredReviewer
 from reviewbot.queue import keys
-from reviewbot.queue.jobs import MAX_TRIES, review_pull_request
+from reviewbot.queue.command_job import handle_command
+from reviewbot.queue.jobs import review_pull_request
+from reviewbot.queue.slots import InstallationSlots
 from reviewbot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -30,6 +33,7 @@ class Deps:
     http: httpx.AsyncClient
     tokens: InstallationTokens
     reviewer: StructuredReviewer
+    slots: InstallationSlots
 
     def port(self, token: str) -> GitHubPort:
         return GitHubPort(token, self.settings.github_api_url)
@@ -38,7 +42,7 @@ class Deps:
         await self.http.aclose()
 
 
-def build_deps(settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> Deps:
+def build_deps(settings: Settings, redis: Any, transport: httpx.AsyncBaseTransport | None = None) -> Deps:
     settings.require(settings.missing_for_github(), "the worker")
     settings.require(settings.missing_for_model(), "the worker")
     assert settings.github_app_id and settings.github_private_key  # checked just above
@@ -48,12 +52,14 @@ def build_deps(settings: Settings, transport: httpx.AsyncBaseTransport | None = 
     client = ModelClient(http=http, base_url=settings.chat_base_url, model=settings.model,
                          api_token=settings.cloudflare_api_token)
     tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url)
-    return Deps(settings=settings, http=http, tokens=tokens, reviewer=StructuredReviewer(client))
+    slots = InstallationSlots(redis, settings.installation_concurrency, lease_s=settings.job_timeout + 60)
+    return Deps(settings=settings, http=http, tokens=tokens, reviewer=StructuredReviewer(client), slots=slots)
 
 
 async def startup(ctx: dict[str, Any]) -> None:
     if "deps" not in ctx:
-        ctx["deps"] = build_deps(ctx["settings"])
+        ctx["deps"] = build_deps(ctx["settings"], ctx["redis"])
+    await remember_slug(ctx["settings"], ctx["redis"])
     log.info("worker started")
 
 
@@ -71,14 +77,17 @@ def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, hand
                 ctx: dict[str, Any] | None = None) -> Worker:
     """An arq Worker with JSON job payloads; `ctx` may carry prebuilt deps (tests, embedded mode)."""
     return Worker(
-        functions=[func(review_pull_request, name=keys.REVIEW_FUNCTION, max_tries=MAX_TRIES)],
+        # arq's try counter also counts waits for a free slot; real failures have their own budget (retries.py).
+        functions=[func(review_pull_request, name=keys.REVIEW_FUNCTION, max_tries=10_000),
+                   func(handle_command, name=keys.COMMAND_FUNCTION, max_tries=10_000)],
         redis_settings=redis_settings(redis_url),
         on_startup=startup,
         on_shutdown=shutdown,
         ctx={"settings": settings, **(ctx or {})},
         max_jobs=settings.max_jobs,
         job_timeout=settings.job_timeout,
-        keep_result=3600,
+        keep_result=0,  # no result key: once a job ends, the same SHA can be reviewed again (Re-run)
+        job_completion_wait=int(settings.shutdown_grace),
         allow_abort_jobs=True,
         burst=burst,
         poll_delay=0.2,

@@ -1,12 +1,17 @@
-"""Webhook payload → what to do: a review request, a ping, or a reasoned ignore (pure)."""
+"""Webhook payload → what to do: review, comment command, re-run, cancel, or a reasoned ignore (pure)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from reviewbot.webhooks.commands import Command, parse_command
+
 T = TypeVar("T")
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
+TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+RERUN_ACTION = "rereview"
 
 
 class PayloadError(ValueError):
@@ -20,9 +25,35 @@ class ReviewRequest:
     number: int
     head_sha: str
     trigger: str
+    full: bool = False
+    draft: bool = False
+    before: str | None = None
 
-    def job_args(self) -> tuple[int, str, int, str]:
-        return (self.installation_id, self.repo, self.number, self.head_sha)
+
+@dataclass(frozen=True)
+class CommentCommand:
+    installation_id: int
+    repo: str
+    number: int
+    comment_id: int
+    author: str
+    trusted: bool  # the association alone allows it; otherwise the worker asks the API
+    command: Command
+
+
+@dataclass(frozen=True)
+class Rerun:
+    installation_id: int
+    repo: str
+    head_sha: str
+    numbers: tuple[int, ...]  # empty for fork PRs: the worker finds them by SHA
+    full: bool
+
+
+@dataclass(frozen=True)
+class Closed:
+    repo: str
+    number: int
 
 
 @dataclass(frozen=True)
@@ -31,38 +62,98 @@ class Ignored:
 
 
 @dataclass(frozen=True)
+class Accepted:
+    reason: str
+
+
+@dataclass(frozen=True)
 class Ping:
     zen: str
 
 
-Decision = ReviewRequest | Ignored | Ping
+Decision = ReviewRequest | CommentCommand | Rerun | Closed | Ignored | Accepted | Ping
 
 
-def decide(event: str, payload: dict[str, Any]) -> Decision:
-    """Decide from the event name and payload alone; raises PayloadError for missing fields."""
+def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> Decision:
+    """Decide from the event, the payload and the App's names alone; PayloadError for missing fields."""
     if event == "ping":
         return Ping(zen=str(payload.get("zen") or ""))
-    if event == "pull_request":
-        return _pull_request(payload)
+    if event in ("installation", "installation_repositories"):
+        return Accepted(f"{event}.{payload.get('action')}")
+    handler = {"pull_request": _pull_request, "check_run": _check_run, "check_suite": _check_suite}.get(event)
+    if handler is not None:
+        return handler(payload)
+    if event == "issue_comment":
+        return _issue_comment(payload, names)
     return Ignored(f"event {event!r} is not handled")
 
 
 def _pull_request(payload: dict[str, Any]) -> Decision:
     action = _field(payload, "action", str)
+    pr = _field(payload, "pull_request", dict)
+    repo = _repo(payload)
+    if action == "closed":
+        return Closed(repo=repo, number=_field(pr, "number", int))
     if action not in REVIEW_ACTIONS:
         return Ignored(f"pull_request action {action!r} does not start a review")
-    pr = _field(payload, "pull_request", dict)
-    if pr.get("draft") and action != "ready_for_review":
-        return Ignored("draft pull request")
-    installation = _field(payload, "installation", dict)
-    head = _field(pr, "head", dict)
-    return ReviewRequest(
-        installation_id=_field(installation, "id", int),
-        repo=_field(_field(payload, "repository", dict), "full_name", str),
-        number=_field(pr, "number", int),
-        head_sha=_field(head, "sha", str),
-        trigger=f"pull_request.{action}",
-    )
+    before = payload.get("before") if action == "synchronize" else None
+    return ReviewRequest(installation_id=_installation(payload), repo=repo, number=_field(pr, "number", int),
+                         head_sha=_field(_field(pr, "head", dict), "sha", str), trigger=action,
+                         draft=bool(pr.get("draft")), before=before if isinstance(before, str) else None)
+
+
+def _issue_comment(payload: dict[str, Any], names: Iterable[str]) -> Decision:
+    if payload.get("action") != "created":
+        return Ignored("only new comments are read")
+    issue = _field(payload, "issue", dict)
+    if not issue.get("pull_request"):
+        return Ignored("comment on an issue, not a pull request")
+    comment = _field(payload, "comment", dict)
+    user = _field(comment, "user", dict)
+    login = _field(user, "login", str)
+    if user.get("type") == "Bot" or login.endswith("[bot]"):
+        return Ignored("comments from bots never trigger reviews")
+    command = parse_command(str(comment.get("body") or ""), names)
+    if command is None:
+        return Ignored("comment does not address reviewbot")
+    association = str(comment.get("author_association") or "NONE")
+    return CommentCommand(installation_id=_installation(payload), repo=_repo(payload),
+                          number=_field(issue, "number", int), comment_id=_field(comment, "id", int),
+                          author=login, trusted=association in TRUSTED_ASSOCIATIONS, command=command)
+
+
+def _check_run(payload: dict[str, Any]) -> Decision:
+    action = _field(payload, "action", str)
+    run = _field(payload, "check_run", dict)
+    if action == "requested_action":
+        identifier = _field(_field(payload, "requested_action", dict), "identifier", str)
+        if identifier != RERUN_ACTION:
+            return Ignored(f"unknown check run action {identifier!r}")
+    elif action != "rerequested":
+        return Ignored(f"check_run action {action!r} is not handled")
+    return Rerun(installation_id=_installation(payload), repo=_repo(payload),
+                 head_sha=_field(run, "head_sha", str), numbers=_numbers(run), full=action == "requested_action")
+
+
+def _check_suite(payload: dict[str, Any]) -> Decision:
+    if payload.get("action") != "rerequested":
+        return Ignored(f"check_suite action {payload.get('action')!r} is not handled")
+    suite = _field(payload, "check_suite", dict)
+    return Rerun(installation_id=_installation(payload), repo=_repo(payload),
+                 head_sha=_field(suite, "head_sha", str), numbers=_numbers(suite), full=False)
+
+
+def _numbers(obj: dict[str, Any]) -> tuple[int, ...]:
+    prs = obj.get("pull_requests") or []
+    return tuple(int(p["number"]) for p in prs if isinstance(p, dict) and isinstance(p.get("number"), int))
+
+
+def _repo(payload: dict[str, Any]) -> str:
+    return _field(_field(payload, "repository", dict), "full_name", str)
+
+
+def _installation(payload: dict[str, Any]) -> int:
+    return _field(_field(payload, "installation", dict), "id", int)
 
 
 def _field(obj: dict[str, Any], name: str, kind: type[T]) -> T:

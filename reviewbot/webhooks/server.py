@@ -10,17 +10,18 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from arq import create_pool
-from arq.connections import ArqRedis
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from reviewbot.app.identity import remember_slug
 from reviewbot.queue import keys
 from reviewbot.queue.worker import make_worker, redis_settings
 from reviewbot.settings import Settings
-from reviewbot.webhooks.events import Ignored, PayloadError, Ping, decide
+from reviewbot.webhooks.events import Accepted, Ignored, PayloadError, Ping, decide
+from reviewbot.webhooks.intake import Intake
 from reviewbot.webhooks.signature import verify
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,8 @@ def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
         rs = redis_settings(redis_url)
         rs.conn_timeout, rs.conn_retries = 2, 3
         app.state.pool = await create_pool(rs, job_serializer=keys.serialize, job_deserializer=keys.deserialize)
+        app.state.intake = Intake(app.state.pool, settings)
+        await remember_slug(settings, app.state.pool)
         worker_task = None
         worker = None
         if run_worker:
@@ -49,6 +52,7 @@ def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
             yield
         finally:
             if worker is not None and worker_task is not None:
+                await _drain(worker, settings.shutdown_grace)
                 worker_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await worker_task
@@ -56,7 +60,7 @@ def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
             await app.state.pool.aclose()
 
     async def webhook(request: Request) -> Response:
-        return await receive(request, settings, request.app.state.pool)
+        return await receive(request, settings, request.app.state.intake)
 
     async def healthz(request: Request) -> Response:
         try:
@@ -73,8 +77,8 @@ def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-async def receive(request: Request, settings: Settings, pool: ArqRedis) -> Response:
-    """Verify, parse, decide, enqueue, answer: no GitHub or model call happens here."""
+async def receive(request: Request, settings: Settings, intake: Intake) -> Response:
+    """Verify, parse, decide, store, answer: no GitHub or model call happens here."""
     secret = settings.github_webhook_secret
     if not secret:
         return _error(503, "reviewbot is not configured yet: set GITHUB_WEBHOOK_SECRET and the App credentials")
@@ -90,28 +94,48 @@ async def receive(request: Request, settings: Settings, pool: ArqRedis) -> Respo
     event = request.headers.get("x-github-event", "")
     if not event:
         return _error(400, "missing X-GitHub-Event header")
+    delivery = request.headers.get("x-github-delivery", "")[:100]
     try:
         payload = json.loads(body)
         if not isinstance(payload, dict):
             raise PayloadError("the payload must be a JSON object")
-        decision = decide(event, payload)
+        decision = decide(event, payload, await intake.names())
     except (ValueError, RecursionError) as exc:
         return _error(400, f"malformed payload: {str(exc)[:200]}")
-    delivery = request.headers.get("x-github-delivery", "")
+    except (RedisError, OSError) as exc:
+        return _unavailable(delivery, exc)
     if isinstance(decision, Ping):
         return JSONResponse({"status": "pong"})
-    if isinstance(decision, Ignored):
-        return JSONResponse({"status": "ignored", "reason": decision.reason}, status_code=202)
-    job_id = keys.review_job_id(decision.repo, decision.number, decision.head_sha)
+    if isinstance(decision, Ignored | Accepted):
+        status = "ignored" if isinstance(decision, Ignored) else "accepted"
+        log.info("webhook %s", status, extra={"delivery": delivery, "event": event, "reason": decision.reason})
+        return JSONResponse({"status": status, "reason": decision.reason}, status_code=202)
     try:
-        job = await pool.enqueue_job(keys.REVIEW_FUNCTION, *decision.job_args(), _job_id=job_id)
+        if not await intake.first_delivery(delivery):
+            return JSONResponse({"status": "duplicate", "delivery": delivery})
+        try:
+            outcome = await intake.store(decision)
+        except (RedisError, OSError):
+            await intake.forget_delivery(delivery)  # so GitHub's redelivery is accepted later
+            raise
     except (RedisError, OSError) as exc:
-        log.error("could not enqueue: Redis unavailable", extra={"delivery": delivery, "error": type(exc).__name__})
-        return _error(503, "queue unavailable; redeliver this webhook later")
-    status = "queued" if job is not None else "already queued"
-    log.info("review enqueued", extra={"delivery": delivery, "repo": decision.repo, "pr": decision.number,
-                                       "sha": decision.head_sha[:12], "status": status})
-    return JSONResponse({"status": status, "job_id": job_id}, status_code=202)
+        return _unavailable(delivery, exc)
+    log.info("webhook stored", extra={"delivery": delivery, "event": event, **outcome.body})
+    return JSONResponse(outcome.body, status_code=outcome.status)
+
+
+async def _drain(worker: Any, grace: float) -> None:
+    """Stop taking jobs and let running reviews finish; what is still running after `grace` is cancelled,
+    and arq runs cancelled jobs again."""
+    worker.allow_pick_jobs = False
+    deadline = asyncio.get_running_loop().time() + grace
+    while any(not t.done() for t in worker.tasks.values()) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.1)
+
+
+def _unavailable(delivery: str, exc: BaseException) -> JSONResponse:
+    log.error("Redis unavailable; answering 503", extra={"delivery": delivery, "error": type(exc).__name__})
+    return _error(503, "queue unavailable; redeliver this webhook later")
 
 
 async def _read_body(request: Request) -> bytes:

@@ -1,0 +1,66 @@
+"""The `reviewbot` check run's life: queued → in_progress → completed, reused across retries of a job."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from reviewbot.app.port import GitHubPort
+from reviewbot.errors import PermanentError, RetryableError
+from reviewbot.queue import keys
+
+log = logging.getLogger(__name__)
+CHECK_NAME = "reviewbot"
+RERUN_ACTION = {"label": "Re-review", "description": "Review the whole pull request again",
+                "identifier": "rereview"}
+
+
+class CheckRun:
+    """One check run per (repository, head SHA); its id is kept in Redis so a retried job updates it."""
+
+    def __init__(self, port: GitHubPort, redis: Any, repo: str, head_sha: str, number: int) -> None:
+        self.port, self.redis, self.repo, self.head_sha, self.number = port, redis, repo, head_sha, number
+        self.id: int | None = None
+
+    async def open(self, status: str, title: str, summary: str) -> int:
+        key = keys.check_run_key(self.repo, self.head_sha)
+        existing = await self.redis.get(key) if self.redis is not None else None
+        body = {"status": status, "output": {"title": title, "summary": summary}}
+        if existing:
+            self.id = int(existing)
+            await self.port.update_check_run(self.repo, self.id, body)
+            return self.id
+        self.id = await self.port.create_check_run(self.repo, {
+            "name": CHECK_NAME, "head_sha": self.head_sha, "external_id": str(self.number),
+            "started_at": now(), **body})
+        if self.redis is not None:
+            await self.redis.set(key, str(self.id), ex=keys.STATE_TTL)
+        return self.id
+
+    async def update(self, status: str, title: str, summary: str) -> None:
+        if self.id is not None:
+            await self.port.update_check_run(self.repo, self.id, {"status": status,
+                                                                  "output": {"title": title, "summary": summary}})
+
+    async def complete(self, conclusion: str, title: str, summary: str, **extra: Any) -> None:
+        """End it with a conclusion; the re-review button comes with every completed run."""
+        if self.id is None:
+            self.id = await self.open("in_progress", title, summary)
+        await self.port.update_check_run(self.repo, self.id, {
+            "status": "completed", "conclusion": conclusion, "completed_at": now(),
+            "output": {"title": title, "summary": summary}, "actions": [RERUN_ACTION], **extra})
+        if self.redis is not None:
+            await self.redis.delete(keys.check_run_key(self.repo, self.head_sha))
+
+    async def fail(self, reason: str) -> None:
+        """Never `success` for a review that did not happen; and never raise while reporting a failure."""
+        summary = f"reviewbot could not review this pull request.\n\n**Reason:** {reason}"
+        try:
+            await self.complete("neutral", "Review failed", summary)
+        except (RetryableError, PermanentError) as exc:
+            log.error("could not mark the check run failed", extra={"repo": self.repo, "error": str(exc)})
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,34 @@
+"""Our own retry budget: arq's job_try also counts waits for a free slot, which are not failures."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arq import Retry
+
+from reviewbot.errors import RetryableError
+from reviewbot.queue import keys
+
+MAX_ATTEMPTS = 5
+
+
+async def retry_later(redis: Any, job_id: str, exc: RetryableError) -> None:
+    """Raise arq's Retry with a defer, unless this job already failed MAX_ATTEMPTS times (then return)."""
+    key = keys.attempts_key(job_id)
+    attempts = int(await redis.incr(key))
+    await redis.expire(key, keys.STATE_TTL)
+    if attempts >= MAX_ATTEMPTS:
+        await redis.delete(key)
+        return
+    defer = exc.retry_after if exc.retry_after is not None else min(300.0, 5.0 * 2 ** attempts)
+    raise Retry(defer=defer * (0.8 + 0.4 * random.random())) from exc  # noqa: S311 - jitter
+
+
+def wait_for_slot() -> Retry:
+    """Come back soon: the installation's concurrent reviews are at their limit."""
+    return Retry(defer=1.0 + 2.0 * random.random())  # noqa: S311 - jitter
+
+
+async def forget(redis: Any, job_id: str) -> None:
+    await redis.delete(keys.attempts_key(job_id))

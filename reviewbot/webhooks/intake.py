@@ -1,0 +1,81 @@
+"""Turn a decision into stored work: delivery dedup, the latest-SHA marker, idempotent job ids."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from arq.connections import ArqRedis
+
+from reviewbot.queue import keys
+from reviewbot.queue.enqueue import enqueue_review
+from reviewbot.settings import Settings
+from reviewbot.webhooks.events import Closed, CommentCommand, Decision, Rerun, ReviewRequest
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: int
+    body: dict[str, Any]
+
+
+class Intake:
+    """Everything the webhook writes to Redis; any Redis error propagates so the caller answers 503."""
+
+    def __init__(self, pool: ArqRedis, settings: Settings) -> None:
+        self.pool = pool
+        self.settings = settings
+        self._slug: str | None = settings.app_slug
+
+    async def names(self) -> list[str]:
+        """The names a comment may address: the App's slug (cached in Redis by the worker) and aliases."""
+        if self._slug is None:
+            raw = await self.pool.get(keys.APP_SLUG_KEY)
+            self._slug = raw.decode() if raw else None
+        return [n for n in (self._slug, *self.settings.command_aliases) if n]
+
+    async def first_delivery(self, guid: str) -> bool:
+        """True the first time a delivery id is seen; GitHub's redeliveries keep the same id."""
+        if not guid:
+            return True
+        return bool(await self.pool.set(keys.delivery_key(guid), "1", nx=True, ex=keys.DELIVERY_TTL))
+
+    async def forget_delivery(self, guid: str) -> None:
+        """Undo `first_delivery` when the work could not be stored, so a redelivery is accepted."""
+        if guid:
+            await self.pool.delete(keys.delivery_key(guid))
+
+    async def store(self, decision: Decision) -> Outcome:
+        if isinstance(decision, ReviewRequest):
+            await self.pool.set(keys.latest_key(decision.repo, decision.number), decision.head_sha,
+                                ex=keys.STATE_TTL)
+            return await self._review(decision.installation_id, decision.repo, decision.number, decision.head_sha,
+                                      trigger=decision.trigger, full=decision.full, draft=decision.draft,
+                                      before=decision.before)
+        if isinstance(decision, Closed):
+            await self.pool.set(keys.latest_key(decision.repo, decision.number), "closed", ex=keys.STATE_TTL)
+            return Outcome(202, {"status": "cancelled", "reason": "pull request closed"})
+        if isinstance(decision, Rerun):
+            if not decision.numbers:
+                return Outcome(202, {"status": "ignored", "reason": "no pull request for this check"})
+            outcomes = [await self._review(decision.installation_id, decision.repo, n, decision.head_sha,
+                                           trigger="rerun", full=decision.full) for n in decision.numbers]
+            return outcomes[0]
+        if isinstance(decision, CommentCommand):
+            job_id = keys.command_job_id(decision.repo, decision.comment_id)
+            job = await self.pool.enqueue_job(
+                keys.COMMAND_FUNCTION, decision.installation_id, decision.repo, decision.number,
+                decision.comment_id, decision.author, decision.trusted, decision.command.verb,
+                decision.command.name, _job_id=job_id)
+            return Outcome(202, {"status": "queued" if job else "already queued", "job_id": job_id})
+        return Outcome(202, {"status": "ignored"})
+
+    async def _review(self, installation_id: int, repo: str, number: int, head_sha: str, *, trigger: str,
+                      full: bool = False, draft: bool = False, before: str | None = None) -> Outcome:
+        new = await enqueue_review(self.pool, installation_id, repo, number, head_sha, trigger=trigger, full=full,
+                                   draft=draft, before=before)
+        return Outcome(202, {"status": "queued" if new else "already queued",
+                             "job_id": keys.review_job_id(repo, number, head_sha)})
