@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import uuid
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
+from arq import Worker
 
 from reviewbot.queue.worker import make_worker
 from reviewbot.settings import Settings
@@ -33,11 +37,29 @@ def payload(name: str, pull: dict[str, Any] | None = None) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((FIXTURES / "webhooks" / f"{name}.json").read_text())
     if "installation" in data:
         data["installation"]["id"] = INSTALLATION
-    if pull is not None:
-        data["number"] = pull["number"]
-        data["pull_request"] |= {"number": pull["number"], "head": {**data["pull_request"]["head"],
-                                 "sha": pull["head"]["sha"]}, "base": {**data["pull_request"]["base"],
-                                 "sha": pull["base"]["sha"]}}
+    if pull is None:
+        return data
+    number, head, base = pull["number"], pull["head"]["sha"], pull["base"]["sha"]
+    if "pull_request" in data:
+        data["number"] = number
+        data["pull_request"] |= {"number": number, "head": {**data["pull_request"]["head"], "sha": head},
+                                 "base": {**data["pull_request"]["base"], "sha": base}}
+    if "issue" in data:
+        data["issue"]["number"] = number
+    for key in ("check_run", "check_suite"):
+        if key in data:
+            data[key]["head_sha"] = head
+            data[key]["pull_requests"] = [{"number": number, "head": {"sha": head}, "base": {"sha": base}}]
+    return data
+
+
+def comment(github: FakeGitHub, pull: dict[str, Any], body: str, *, login: str = "maintainer-mo",
+            association: str = "MEMBER", user_type: str = "User") -> dict[str, Any]:
+    """An issue_comment.created delivery for a comment that now exists on the fake PR."""
+    stored = github.add_issue_comment(REPO, pull["number"], body, author=login)
+    data = payload("issue_comment.created", pull)
+    data["comment"] |= {"id": stored["id"], "body": body, "author_association": association,
+                        "user": {"login": login, "id": 99, "type": user_type}}
     return data
 
 
@@ -64,3 +86,25 @@ async def run_worker_until_idle(settings: Settings, redis_url: str) -> None:
         await worker.async_run()
     finally:
         await worker.close()
+
+
+@contextlib.asynccontextmanager
+async def background_worker(settings: Settings, redis_url: str) -> AsyncIterator[Worker]:
+    """A real arq worker running in this event loop while the test sends webhooks."""
+    worker = make_worker(settings, redis_url, handle_signals=False)
+    task = asyncio.create_task(worker.async_run())
+    try:
+        yield worker
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await worker.close()
+
+
+async def eventually(condition: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)

@@ -128,9 +128,9 @@ async def _drain(worker: Any, grace: float) -> None:
     """Stop taking jobs and let running reviews finish; what is still running after `grace` is cancelled,
     and arq runs cancelled jobs again."""
     worker.allow_pick_jobs = False
-    deadline = asyncio.get_running_loop().time() + grace
-    while any(not t.done() for t in worker.tasks.values()) and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.1)
+    running = [task for task in worker.tasks.values() if not task.done()]
+    if running:
+        await asyncio.wait(running, timeout=grace)
 
 
 def _unavailable(delivery: str, exc: BaseException) -> JSONResponse:

@@ -164,11 +164,17 @@ class FakeGitHub(GitHubState):
         head_sha: str | None = None,
         *,
         diff_override: str | None = None,
+        parents: list[str] | None = None,
     ) -> dict[str, Any]:
-        """A new push to the pull request's branch: new head sha, diff recomputed against the base."""
+        """A new push to the pull request's branch: new head sha, diff recomputed against the base.
+
+        `parents` defaults to the previous head; `[previous head, base sha]` is an "Update branch" merge.
+        """
         with self.lock:
             pr = self.pull(repo, number)
+            previous = pr.head_sha
             head_sha = head_sha or content_sha("commit", pr.head_sha, _tree_id(head_files))
+            self.parents[(repo, head_sha)] = list(parents) if parents is not None else [previous]
             self._push(pr, head_files, head_sha, diff_override)
             pr.updated_at = now_iso()
             return github_repos.pull_json(self, pr)

@@ -193,7 +193,8 @@ def get_commit(state: GitHubState, call: Call) -> Reply:
                 "tree": {"sha": content_sha("tree", sha)},
                 "url": state.api(f"/repos/{call.repo}/git/commits/{sha}"),
             },
-            "parents": [],
+            "parents": [{"sha": p, "url": state.api(f"/repos/{call.repo}/commits/{p}")}
+                        for p in state.parents.get((call.repo, sha), [])],
         }
     )
 

@@ -140,6 +140,8 @@ class GitHubState:
         """Forget everything: pull requests, installations, tokens, reviews, faults, recorded requests..."""
         with self.lock:
             self.installations: dict[int, Installation] = {}
+            # (repo, sha) -> parent shas, for commits whose parents a test cares about (merge commits).
+            self.parents: dict[tuple[str, str], list[str]] = {}
             self.tokens: dict[str, IssuedToken] = {}
             self.personal_tokens: set[str] = set()
             self.personal_login = "octocat"

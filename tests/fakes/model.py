@@ -64,6 +64,8 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]  # lowercased names
     json: Any  # the parsed body, or None if it was not JSON
+    started: float = 0.0  # time.monotonic() when the request arrived
+    finished: float | None = None  # and when its answer was sent (concurrency tests compare the two)
 
 
 @dataclass(frozen=True)
@@ -149,8 +151,9 @@ class FakeModel:
         except ValueError:
             body = None
         headers = {k.lower(): v for k, v in request.headers.items()}
+        recorded = RecordedRequest(request.url.path, headers, body, started=time.monotonic())
         with self._lock:
-            self.requests.append(RecordedRequest(request.url.path, headers, body))
+            self.requests.append(recorded)
         if headers.get("authorization") != f"Bearer {self.api_token}":
             return _cloudflare_error(401, 10000, "Authentication error")
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
@@ -161,6 +164,7 @@ class FakeModel:
         delay, answer = self._next_answer(body)
         if delay:
             await asyncio.sleep(delay)
+        recorded.finished = time.monotonic()
         if isinstance(answer, _Error):
             return JSONResponse(answer.body, status_code=answer.status, headers=answer.headers)
         completion = self._completion(body, answer, headers.get("x-session-affinity"))
