@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,29 +39,37 @@ def wait_for(condition: Any, timeout: float = 30.0, what: str = "condition") -> 
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_serve_alone_turns_an_opened_pr_into_a_review_and_a_completed_check_run(
-        env: dict[str, str], fake_github: FakeGitHub, fake_model: FakeModel, tmp_path: Path) -> None:
-    pull = open_pull(fake_github)
-    fake_model.script_reply(findings_json([bug_finding()], "The new total() is really an average."))
+@contextlib.contextmanager
+def serve(env: dict[str, str], tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], httpx.Client]]:
+    """`python -m reviewbot serve` with the embedded Redis: one command is the whole service."""
     data_dir = tempfile.mkdtemp(prefix="rb-e2e-", dir="/tmp")
     service_env = {**os.environ, **env, "REVIEWBOT_DATA_DIR": data_dir}
-    service_env.pop("REDIS_URL")  # the embedded Redis: one command is the whole service
+    service_env.pop("REDIS_URL")
     port = free_port()
-    log_path = tmp_path / "serve.log"
-    with log_path.open("wb") as log:
+    with (tmp_path / "serve.log").open("wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "reviewbot", "serve", "--port", str(port)],
                                 env=service_env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as client:
             wait_for(lambda: _healthy(client), 30, "the service to start")
-            started = time.monotonic()
-            response = deliver(client, "pull_request", payload("pull_request.opened", pull))
-            assert response.status_code == 202, response.text
-            assert time.monotonic() - started < 1.0  # the request only enqueues
-            wait_for(lambda: _completed(fake_github), 30, "the check run to complete")
+            yield proc, client
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=60)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def test_serve_alone_turns_an_opened_pr_into_a_review_and_a_completed_check_run(
+        env: dict[str, str], fake_github: FakeGitHub, fake_model: FakeModel, tmp_path: Path) -> None:
+    pull = open_pull(fake_github)
+    fake_model.script_reply(findings_json([bug_finding()], "The new total() is really an average."))
+    with serve(env, tmp_path) as (_, client):
+        started = time.monotonic()
+        response = deliver(client, "pull_request", payload("pull_request.opened", pull))
+        assert response.status_code == 202, response.text
+        assert time.monotonic() - started < 1.0  # the request only enqueues
+        wait_for(lambda: _completed(fake_github), 30, "the check run to complete")
+    log_path = tmp_path / "serve.log"
 
     reviews = fake_github.reviews[(REPO, 7)]
     assert len(reviews) == 1
@@ -81,6 +93,20 @@ def test_serve_alone_turns_an_opened_pr_into_a_review_and_a_completed_check_run(
     assert "review finished" in logs
     for secret in (WEBHOOK_SECRET, MODEL_TOKEN, env["GITHUB_PRIVATE_KEY"].splitlines()[1]):
         assert secret not in logs
+
+
+def test_sigterm_lets_a_running_review_finish_before_exiting(
+        env: dict[str, str], fake_github: FakeGitHub, fake_model: FakeModel, tmp_path: Path) -> None:
+    pull = open_pull(fake_github)
+    fake_model.script_delay(2.0)
+    fake_model.script_reply(findings_json([bug_finding()]))
+    with serve(env, tmp_path) as (proc, client):
+        assert deliver(client, "pull_request", payload("pull_request.opened", pull)).status_code == 202
+        wait_for(lambda: len(fake_model.requests) == 1, 30, "the model call to start")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal after shutdown
+    assert len(fake_github.reviews[(REPO, 7)]) == 1
+    assert _completed(fake_github)
 
 
 def _healthy(client: httpx.Client) -> bool:
