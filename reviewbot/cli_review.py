@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from reviewbot.inference.client import ModelClient
+from reviewbot.errors import ModelQueued
+from reviewbot.inference.memo import MemoryMemo
 from reviewbot.inference.pricing import DEFAULT_PRICES, cost
 from reviewbot.inference.structured import StructuredReviewer
 from reviewbot.localgit import read_local_change
+from reviewbot.queue.worker import model_client
 from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, plan, run_review
 from reviewbot.review.render import comment_body, review_body
 from reviewbot.settings import Settings
@@ -35,10 +38,16 @@ def review_command(settings: Settings, repo: Path, base: str, head: str, fmt: st
 
 async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
     timeout = httpx.Timeout(settings.model_timeout, connect=10.0)
+    memo = MemoryMemo()  # answers that came through the provider's queue, replayed on the next pass
     async with httpx.AsyncClient(timeout=timeout) as http:
-        client = ModelClient(http=http, base_url=settings.chat_base_url, model=settings.model,
-                             api_token=settings.cloudflare_api_token)
-        return await run_review(inp, StructuredReviewer(client))
+        reviewer = StructuredReviewer(model_client(settings, http), memo=memo, max_turns=settings.max_tool_turns,
+                                      token_budget=settings.review_token_budget)
+        while True:
+            try:
+                return await run_review(inp, reviewer)
+            except ModelQueued as exc:
+                print(f"reviewbot: {exc}; polling again in {exc.retry_after:.0f}s", file=sys.stderr)
+                await asyncio.sleep(exc.retry_after or 10.0)
 
 
 def _as_json(result: ReviewResult) -> str:

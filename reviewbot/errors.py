@@ -39,9 +39,29 @@ class GitHubRetryable(RetryableError):
 class ModelPermanent(PermanentError):
     """The model provider refused: credentials, quota, plan, context length, bad request."""
 
+    def __init__(self, message: str, *, status: int | None = None, context_length: bool = False) -> None:
+        super().__init__(message, status=status)
+        self.context_length = context_length
+
 
 class ModelRetryable(RetryableError):
     """Capacity, rate limit, timeout or 5xx from the model provider."""
+
+
+class ModelBusy(ModelRetryable):
+    """The provider is out of capacity (Workers AI code 3040)."""
+
+
+class Waiting(RetryableError):
+    """Not a failure: the work waits (provider queue, our own rate limit) and comes back after retry_after."""
+
+
+class ModelQueued(Waiting):
+    """The request sits in the provider's asynchronous queue; poll it later without holding a worker slot."""
+
+
+class RateLimited(Waiting):
+    """Our own per-account request budget is spent for now; requests queue instead of drawing 429s."""
 
 
 class ModelOutputError(ModelPermanent):

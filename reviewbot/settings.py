@@ -10,6 +10,7 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 from reviewbot.errors import ConfigError
+from reviewbot.inference.pricing import DEFAULT_PRICES, Price, parse_prices
 
 DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.5"
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
@@ -40,6 +41,20 @@ class Settings:
     shutdown_grace: float = 60.0
     app_slug: str | None = None
     command_aliases: tuple[str, ...] = ()
+    model_run_url: str | None = None
+    async_queue: bool = True
+    async_poll_s: float = 20.0
+    reject_if_busy: bool | None = None
+    model_retries: int = 3
+    model_backoff_s: float = 1.0
+    model_rpm: float = 240.0
+    thinking: bool | None = None
+    max_tool_turns: int = 8
+    review_token_budget: int = 600_000
+    max_completion_tokens: int = 16_000
+    prices: dict[str, Price] = field(default_factory=lambda: dict(DEFAULT_PRICES))
+    daily_budget_usd: float | None = None
+    daily_budget_tokens: int | None = None
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
@@ -74,6 +89,20 @@ class Settings:
             app_slug=(get("REVIEWBOT_APP_SLUG") or "").lstrip("@") or None,
             command_aliases=tuple(a.strip().lstrip("@") for a in (get("REVIEWBOT_COMMAND_ALIASES") or "").split(",")
                                   if a.strip()),
+            model_run_url=(get("REVIEWBOT_MODEL_RUN_URL") or "").rstrip("/") or None,
+            async_queue=_flag(get, "REVIEWBOT_ASYNC_QUEUE", True) is not False,
+            async_poll_s=_number(get, "REVIEWBOT_ASYNC_POLL", 20.0),
+            reject_if_busy=_flag(get, "REVIEWBOT_REJECT_IF_BUSY", None),
+            model_retries=int(_number(get, "REVIEWBOT_MODEL_RETRIES", 3)),
+            model_backoff_s=_number(get, "REVIEWBOT_MODEL_BACKOFF", 1.0),
+            model_rpm=_number(get, "REVIEWBOT_MODEL_RPM", 240.0),
+            thinking=_flag(get, "REVIEWBOT_MODEL_THINKING", None),
+            max_tool_turns=int(_number(get, "REVIEWBOT_MAX_TOOL_TURNS", 8)),
+            review_token_budget=int(_number(get, "REVIEWBOT_REVIEW_TOKEN_BUDGET", 600_000)),
+            max_completion_tokens=int(_number(get, "REVIEWBOT_MAX_COMPLETION_TOKENS", 16_000)),
+            prices=_prices(get("REVIEWBOT_PRICES")),
+            daily_budget_usd=_optional(get, "REVIEWBOT_DAILY_BUDGET_USD"),
+            daily_budget_tokens=_int_or_none(_optional(get, "REVIEWBOT_DAILY_BUDGET_TOKENS")),
         )
 
     @classmethod
@@ -84,6 +113,20 @@ class Settings:
             merged.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
         merged.update(os.environ if environ is None else environ)
         return cls.from_mapping(merged)
+
+    @property
+    def is_cloudflare(self) -> bool:
+        return self.model_base_url is None or "api.cloudflare.com" in self.model_base_url
+
+    @property
+    def run_url(self) -> str | None:
+        """The native `/ai/run/{model}` endpoint (asynchronous queue), derived from a Workers AI base URL."""
+        if self.model_run_url:
+            return self.model_run_url
+        base = self.chat_base_url if (self.model_base_url or self.cloudflare_account_id) else ""
+        if base.endswith("/ai/v1"):
+            return f"{base.removesuffix('/v1')}/run/{self.model}"
+        return None
 
     @property
     def chat_base_url(self) -> str:
@@ -142,3 +185,32 @@ def _number(get: _Get, name: str, default: float) -> float:
     if value <= 0:
         raise ConfigError(f"{name} must be positive, got {raw!r}")
     return value
+
+
+def _flag(get: _Get, name: str, default: bool | None) -> bool | None:
+    raw = get(name)
+    if raw is None:
+        return default
+    lowered = raw.lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name} must be on or off, got {raw!r}")
+
+
+def _optional(get: _Get, name: str) -> float | None:
+    return _number(get, name, 0.0) if get(name) is not None else None
+
+
+def _int_or_none(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def _prices(raw: str | None) -> dict[str, Price]:
+    if raw is None:
+        return dict(DEFAULT_PRICES)
+    try:
+        return parse_prices(raw)
+    except ValueError as exc:
+        raise ConfigError(f"REVIEWBOT_PRICES: {exc}") from None

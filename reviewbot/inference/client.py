@@ -1,4 +1,4 @@
-"""Chat completions over httpx: auth, session affinity, bounded retries, usage and price per request."""
+"""Chat completions over httpx: affinity, bounded retries, rate limit, async-queue fallback, usage and price."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ from typing import Any
 
 import httpx
 
-from reviewbot.errors import ModelPermanent, ModelRetryable
+from reviewbot.errors import ModelBusy, ModelPermanent, ModelQueued, ModelRetryable, RateLimited
+from reviewbot.inference.errors import classify
+from reviewbot.inference.memo import RequestMemo, request_key
 from reviewbot.inference.pricing import DEFAULT_PRICES, Price, Usage, usage_from_response
+from reviewbot.inference.queued import AsyncQueue
+from reviewbot.inference.ratelimit import RequestBucket
 
 log = logging.getLogger(__name__)
-CAPACITY = 3040  # Workers AI: out of capacity, transient
-PERMANENT_CODES = {3036: "the account's daily allowance is spent", 5035: "the model needs a Workers Paid plan",
-                   3006: "the request is too large", 5007: "no such model", 3042: "invalid model id"}
+MAX_INLINE_WAIT_S = 5.0  # longer rate-limit waits give the worker slot back (RateLimited → arq Retry)
 
 
 @dataclass(frozen=True)
@@ -42,32 +44,83 @@ class ModelClient:
     prices: dict[str, Price] = field(default_factory=lambda: dict(DEFAULT_PRICES))
     max_attempts: int = 3
     backoff_s: float = 1.0
+    run_url: str | None = None  # the native endpoint; None disables the asynchronous fallback
+    async_poll_s: float = 20.0
+    reject_if_busy: bool = False
+    thinking: bool | None = None
+    max_completion_tokens: int | None = None
+    bucket: RequestBucket | None = None
 
-    async def chat(self, messages: list[dict[str, Any]], *, affinity: str,
-                   response_format: dict[str, Any] | None = None,
-                   tools: list[dict[str, Any]] | None = None) -> ChatResult:
-        """One completion; transient failures are retried here a few times, then raised as ModelRetryable."""
+    def body(self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None = None,
+             tools: list[dict[str, Any]] | None = None, tool_choice: str | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": False}
         if response_format is not None:
             body["response_format"] = response_format
         if tools:
             body["tools"] = tools
-        headers = {"x-session-affinity": affinity}
-        if self.api_token:
-            headers["Authorization"] = f"Bearer {self.api_token}"
-        url = f"{self.base_url}/chat/completions"
+            if tool_choice:
+                body["tool_choice"] = tool_choice
+        if self.max_completion_tokens:
+            body["max_completion_tokens"] = self.max_completion_tokens
+        if self.thinking is not None:  # K2.5 reads enable_thinking, K2.6 thinking
+            body["chat_template_kwargs"] = {"enable_thinking": self.thinking, "thinking": self.thinking}
+        return body
+
+    async def chat(self, body: dict[str, Any], *, affinity: str, memo: RequestMemo | None = None) -> ChatResult:
+        """One completion. Transient failures are retried a few times; then, when the provider has an
+        asynchronous queue and a memo to find the answer again, the request is submitted there and ModelQueued
+        tells the caller to come back."""
+        key = request_key(body)
+        if memo is None:
+            return await self._send(body, affinity)
+        if (done := await memo.result(key)) is not None:
+            return self._result(done, 0.0, via_async=True)
+        if (request_id := await memo.pending(key)) is not None:
+            return await self._poll(memo, key, request_id, affinity)
+        try:
+            return await self._send(body, affinity)
+        except ModelRetryable as exc:
+            if self.run_url is None:
+                raise
+            log.warning("model busy; using the asynchronous queue", extra={"affinity": affinity, "error": str(exc)})
+            request_id = await self._queue(affinity).submit(body)
+            await memo.save_pending(key, request_id)
+            raise ModelQueued("waiting in the provider's asynchronous queue", retry_after=self.async_poll_s) from exc
+
+    async def _poll(self, memo: RequestMemo, key: str, request_id: str, affinity: str) -> ChatResult:
+        completion = await self._queue(affinity).poll(request_id)
+        if completion is None:
+            raise ModelQueued("still waiting in the provider's asynchronous queue", retry_after=self.async_poll_s)
+        await memo.save_result(key, completion)
+        await memo.clear_pending(key)
+        return self._result(completion, 0.0, via_async=True)
+
+    async def _send(self, body: dict[str, Any], affinity: str) -> ChatResult:
+        if self.reject_if_busy:
+            body = {**body, "options": {"rejectIfBusy": True}}  # a fast 3040 instead of a long wait
         for attempt in range(1, self.max_attempts + 1):
+            await self._take_rate_token()
             started = time.monotonic()
             try:
-                response = await self.http.post(url, json=body, headers=headers)
+                response = await self.http.post(f"{self.base_url}/chat/completions", json=body,
+                                                headers=self._headers(affinity))
             except httpx.TransportError as exc:
                 error: ModelPermanent | ModelRetryable = ModelRetryable(f"model request failed: {type(exc).__name__}")
             else:
                 if response.status_code == 200:
-                    return self._result(response, time.monotonic() - started)
-                error = _classify(response)
-                if isinstance(error, ModelPermanent):
-                    raise error
+                    try:
+                        payload = response.json()
+                    except ValueError:
+                        payload = None
+                    if isinstance(payload, dict):
+                        return self._result(payload, time.monotonic() - started, via_async=False)
+                    error = ModelRetryable("model answered 200 with a body that is not JSON")
+                else:
+                    error = classify(response)
+                    # Permanent errors never improve; with rejectIfBusy a busy answer goes to the queue at once.
+                    if isinstance(error, ModelPermanent) or (self.reject_if_busy and isinstance(error, ModelBusy)
+                                                             and self.run_url is not None):
+                        raise error
             if attempt == self.max_attempts:
                 raise error
             delay = self.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())  # noqa: S311 - jitter
@@ -75,55 +128,39 @@ class ModelClient:
             await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
-    def _result(self, response: httpx.Response, latency: float) -> ChatResult:
+    async def _take_rate_token(self) -> None:
+        while self.bucket is not None and (wait := await self.bucket.take()) > 0:
+            if wait > MAX_INLINE_WAIT_S:
+                raise RateLimited("our model request budget per minute is spent", retry_after=wait)
+            await asyncio.sleep(wait)
+
+    def _headers(self, affinity: str) -> dict[str, str]:
+        headers = {"x-session-affinity": affinity}
+        if self.api_token:
+            headers["Authorization"] = f"Bearer {self.api_token}"
+        return headers
+
+    def _queue(self, affinity: str) -> AsyncQueue:
+        assert self.run_url is not None
+        return AsyncQueue(self.http, self.run_url, self._headers(affinity))
+
+    def _result(self, payload: dict[str, Any], latency: float, *, via_async: bool) -> ChatResult:
+        body = payload.get("result", payload) if isinstance(payload.get("result"), dict) else payload
         try:
-            body = response.json()
-            body = body.get("result", body) if isinstance(body, dict) else body  # Cloudflare's v4 envelope
             choice = body["choices"][0]
             message = choice.get("message") or {}
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise ModelRetryable(f"model answered 200 without a completion ({type(exc).__name__})") from None
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise ModelRetryable(f"model answered without a completion ({type(exc).__name__})") from None
         served = str(body.get("model") or self.model)
         if served != self.model:
-            log.warning("model served differs from requested",
+            log.warning("model served differs from requested (priced as served)",
                         extra={"requested": self.model, "served": served})
+        usage = usage_from_response(body, self.prices, self.model)
+        if via_async:
+            usage = Usage(**{**usage.__dict__, "async_requests": 1})
+        log.info("model request", extra={"model": served, "prompt_tokens": usage.prompt_tokens,
+                                         "cached_tokens": usage.cached_tokens, "latency_s": round(latency, 3),
+                                         "completion_tokens": usage.completion_tokens, "async": via_async})
         return ChatResult(content=message.get("content"), tool_calls=list(message.get("tool_calls") or []),
                           reasoning=message.get("reasoning_content") or message.get("reasoning"),
-                          finish_reason=choice.get("finish_reason"), model=served,
-                          usage=usage_from_response(body, self.prices, self.model), latency_s=latency)
-
-
-def error_codes(response: httpx.Response) -> tuple[set[int], str]:
-    """Cloudflare codes from `errors[].code` (or OpenAI's `error.code`) and a short message."""
-    try:
-        data = response.json()
-    except ValueError:
-        return set(), response.text[:200]
-    codes: set[int] = set()
-    messages: list[str] = []
-    errors = data.get("errors") if isinstance(data, dict) else None
-    if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        errors = [data["error"]]
-    for item in errors or []:
-        if isinstance(item, dict):
-            if str(item.get("code", "")).isdigit():
-                codes.add(int(item["code"]))
-            messages.append(str(item.get("message") or ""))
-    return codes, "; ".join(m for m in messages if m)[:300]
-
-
-def _classify(response: httpx.Response) -> ModelPermanent | ModelRetryable:
-    """Retryable: capacity (3040), 429, 408, 5xx. Permanent: quota, plan, auth, size, bad request."""
-    status = response.status_code
-    codes, message = error_codes(response)
-    for code, meaning in PERMANENT_CODES.items():
-        if code in codes:
-            return ModelPermanent(f"model provider refused the request: {meaning} (code {code}, HTTP {status})",
-                                  status=status)
-    if status in (401, 403):
-        return ModelPermanent(f"model provider rejected the credentials (HTTP {status}): check "
-                              "CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID", status=status)
-    if status in (408, 429) or status >= 500 or CAPACITY in codes:
-        busy = ", out of capacity" if CAPACITY in codes else ""
-        return ModelRetryable(f"model provider is busy (HTTP {status}{busy})", status=status)
-    return ModelPermanent(f"model provider answered HTTP {status}: {message or 'no details'}", status=status)
+                          finish_reason=choice.get("finish_reason"), model=served, usage=usage, latency_s=latency)

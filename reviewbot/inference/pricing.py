@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,7 @@ class Usage:
     reasoning_tokens: int = 0
     cost_usd: float = 0.0
     requests: int = 0
+    async_requests: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -39,6 +41,7 @@ class Usage:
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             cost_usd=self.cost_usd + other.cost_usd,
             requests=self.requests + other.requests,
+            async_requests=self.async_requests + other.async_requests,
         )
 
     @property
@@ -48,6 +51,21 @@ class Usage:
     def as_json(self) -> dict[str, Any]:
         return {"prompt_tokens": self.prompt_tokens, "cached_tokens": self.cached_tokens,
                 "completion_tokens": self.completion_tokens, "cost_usd": round(self.cost_usd, 6)}
+
+
+def parse_prices(raw: str) -> dict[str, Price]:
+    """REVIEWBOT_PRICES: JSON `{"model": [input, cached_input, output]}` (USD per million), over the defaults."""
+    data = json.loads(raw)
+    if not isinstance(data, dict):
+        raise ValueError("expected a JSON object of model → [input, cached_input, output]")
+    prices = dict(DEFAULT_PRICES)
+    for model, value in data.items():
+        if isinstance(value, dict):
+            value = [value.get("input"), value.get("cached_input"), value.get("output")]
+        if not (isinstance(value, list) and len(value) == 3 and all(isinstance(v, int | float) for v in value)):
+            raise ValueError(f"price of {model!r} must be [input, cached_input, output] in USD per million tokens")
+        prices[str(model)] = Price(float(value[0]), float(value[1]), float(value[2]))
+    return prices
 
 
 def cost(price: Price, prompt: int, cached: int, completion: int) -> float:

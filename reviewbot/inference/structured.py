@@ -1,13 +1,15 @@
-"""Findings as structured output: schema forms the provider accepts, fenced JSON, one repair turn."""
+"""Findings as structured output over a tool loop: schema forms, fenced JSON, one repair turn, bounded turns."""
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from reviewbot.errors import ModelOutputError, ModelPermanent
 from reviewbot.inference.client import ChatResult, ModelClient
+from reviewbot.inference.memo import RequestMemo
 from reviewbot.inference.pricing import Usage
 from reviewbot.review.engine import ModelAnswer
 from reviewbot.review.findings import REVIEW_SCHEMA, OutputInvalid, parse_review_output
@@ -21,22 +23,39 @@ RESPONSE_FORMATS: tuple[dict[str, Any], ...] = (
     {"type": "json_schema", "json_schema": REVIEW_SCHEMA},
     {"type": "json_object"},
 )
+_ACCEPTED_FORM: dict[str, int] = {}  # per base URL: the form the provider took, so later reviews start there
+FINAL_TURN = "Stop using tools now and answer with the JSON object only."
+
+
+class Tools(Protocol):
+    """Read-only repository tools; definitions must be byte-identical across turns and reviews."""
+
+    def definitions(self) -> list[dict[str, Any]]: ...
+
+    async def call(self, name: str, arguments: str) -> str: ...
 
 
 @dataclass
 class StructuredReviewer:
-    """Asks the model for a ReviewOutput and validates it; remembers which schema form the provider took."""
+    """One review conversation: tool turns until a final answer, validated into a ReviewOutput."""
 
     client: ModelClient
-    form_index: int = 0
+    memo: RequestMemo | None = None
+    tools: Tools | None = None
+    max_turns: int = 8
+    token_budget: int = 600_000
 
     async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer:
         conversation: list[dict[str, Any]] = list(messages)
-        usage = Usage()
-        repaired = False
+        usage, turns, repaired = Usage(), 0, False
         while True:
-            result = await self._ask(conversation, affinity)
+            final = self.tools is None or turns >= self.max_turns or usage.prompt_tokens >= self.token_budget
+            result = await self._ask(conversation, affinity, final)
             usage = usage + result.usage
+            if result.tool_calls and not final:
+                turns += 1
+                conversation += await self._run_tools(result)
+                continue
             try:
                 return ModelAnswer(parse_review_output(result.content), usage, result.model)
             except OutputInvalid as exc:
@@ -51,15 +70,31 @@ class StructuredReviewer:
                      + ". Reply again with only the corrected JSON object."},
                 ]
 
-    async def _ask(self, conversation: list[dict[str, Any]], affinity: str) -> ChatResult:
+    async def _run_tools(self, result: ChatResult) -> list[dict[str, Any]]:
+        assert self.tools is not None
+        calls = [c for c in result.tool_calls if isinstance(c, dict)]
+        appended: list[dict[str, Any]] = [{"role": "assistant", "content": result.content or "", "tool_calls": calls}]
+        for call in calls:  # several per turn are allowed
+            function = call.get("function") or {}
+            name, arguments = str(function.get("name") or ""), function.get("arguments") or "{}"
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments)
+            answer = await self.tools.call(name, arguments)
+            appended.append({"role": "tool", "tool_call_id": str(call.get("id") or name), "content": answer})
+        return appended
+
+    async def _ask(self, conversation: list[dict[str, Any]], affinity: str, final: bool) -> ChatResult:
+        tools = self.tools.definitions() if self.tools is not None else None
+        messages = [*conversation, {"role": "user", "content": FINAL_TURN}] if final and tools else conversation
+        base = self.client.base_url
         while True:
-            form = RESPONSE_FORMATS[self.form_index]
+            form_index = _ACCEPTED_FORM.get(base, 0)
+            body = self.client.body(messages, RESPONSE_FORMATS[form_index], tools, "none" if final else "auto")
             try:
-                return await self.client.chat(conversation, affinity=affinity, response_format=form)
+                return await self.client.chat(body, affinity=affinity, memo=self.memo)
             except ModelPermanent as exc:
                 # A 400 may be the provider rejecting this schema form; try the next before giving up.
-                if exc.status != 400 or self.form_index == len(RESPONSE_FORMATS) - 1:
+                if exc.status != 400 or form_index == len(RESPONSE_FORMATS) - 1 or exc.context_length:
                     raise
-                log.warning("provider rejected response_format, trying the next form",
-                            extra={"form": self.form_index})
-                self.form_index += 1
+                log.warning("provider rejected response_format, trying the next form", extra={"form": form_index})
+                _ACCEPTED_FORM[base] = form_index + 1

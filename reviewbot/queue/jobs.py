@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from arq import Retry
 
 from reviewbot.app.port import GitHubPort, PullInfo
-from reviewbot.errors import PermanentError, RetryableError
+from reviewbot.errors import PermanentError, RetryableError, Waiting
+from reviewbot.inference.memo import RedisMemo
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
 from reviewbot.review.config import CONFIG_PATH, RepoConfig, parse_config
@@ -46,6 +47,9 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         if skip:
             log.info("review not wanted", extra={**job, "reason": skip})
             return {"outcome": "skipped", "reason": skip}
+        if spent := await deps.budget.exhausted(installation_id):
+            await check.complete("neutral", "Daily budget spent", spent)
+            return {"outcome": "budget", "reason": spent}
         await check.open("queued", "Review queued", "reviewbot will review this commit shortly.")
         if not await deps.slots.acquire(installation_id, job_id):
             raise retries.wait_for_slot()
@@ -53,15 +57,22 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
             log.info("review started", extra=job)
             await check.update("in_progress", "Review in progress", "reviewbot is reading the changes.")
             full = full or bool(await redis.getdel(keys.full_key(job_id)))
-            outcome = await _review(deps, port, redis, check, installation_id, pull, head_sha, trigger, before)
+            outcome = await _review(deps, port, redis, check, installation_id, pull, head_sha, trigger, before,
+                                    job_id)
             outcome["full"] = full
         finally:
             await deps.slots.release(installation_id, job_id)
         await retries.forget(redis, job_id)
+        await RedisMemo(redis, job_id).clear()
         log.info("review finished", extra={**job, "outcome": outcome["outcome"]})
         return outcome
     except Retry:
         raise
+    except Waiting as exc:
+        log.info("review waits", extra={**job, "reason": str(exc), "defer_s": exc.retry_after})
+        await check.update("queued", "Waiting for the model", f"The review is {exc}; it continues by itself.")
+        await retries.retry_later(redis, job_id, exc)
+        raise AssertionError("unreachable: retry_later always raises for Waiting") from exc
     except RetryableError as exc:
         log.warning("review failed, may be retried", extra={**job, "error": str(exc)})
         await retries.retry_later(redis, job_id, exc)  # raises Retry unless the budget is spent
@@ -70,6 +81,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     except PermanentError as exc:
         log.warning("review failed", extra={**job, "error": str(exc)})
         await check.fail(str(exc))
+        await RedisMemo(redis, job_id).clear()
         return {"outcome": "failed", "reason": str(exc)}
     except Exception:
         # A bug of ours: say so on the PR instead of leaving the check spinning, then let arq record it.
@@ -108,7 +120,7 @@ async def load_config(port: GitHubPort, repo: str, base_ref: str) -> RepoConfig:
 
 
 async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, installation_id: int, pull: PullInfo,
-                  head_sha: str, trigger: str, before: str | None) -> dict[str, Any]:
+                  head_sha: str, trigger: str, before: str | None, job_id: str) -> dict[str, Any]:
     repo, number = check.repo, pull.number
     if pull.state != "open" or pull.head_sha != head_sha:
         why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
@@ -123,11 +135,12 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, ins
     base_files = await _base_files(port, repo, pull, diff)
     review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files=base_files,
                                affinity=affinity_id("pr", installation_id, repo, number))
-    result = await run_review(review_input, deps.reviewer)
+    result = await run_review(review_input, deps.reviewer(job_id))
     if await superseded(redis, repo, number, head_sha) and (await port.get_pull(repo, number)).head_sha != head_sha:
         await check.complete("cancelled", "Review cancelled", "A newer commit was pushed while this one was being "
                              "reviewed; the newer commit is reviewed instead.")
         return {"outcome": "superseded"}
+    await deps.budget.record(installation_id, result.report.usage)
     review_id = await port.create_review(repo, number, review_payload(result.report, head_sha))
     await check.complete(check_conclusion(result.report), *check_output(result.report))
     return {"outcome": "reviewed", "review_id": review_id, "comments": len(result.report.placement.inline),

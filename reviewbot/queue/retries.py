@@ -7,14 +7,18 @@ from typing import Any
 
 from arq import Retry
 
-from reviewbot.errors import RetryableError
+from reviewbot.errors import RetryableError, Waiting
 from reviewbot.queue import keys
 
 MAX_ATTEMPTS = 5
 
 
 async def retry_later(redis: Any, job_id: str, exc: RetryableError) -> None:
-    """Raise arq's Retry with a defer, unless this job already failed MAX_ATTEMPTS times (then return)."""
+    """Raise arq's Retry with a defer, unless this job already failed MAX_ATTEMPTS times (then return).
+
+    Waiting (the provider's queue, our rate limit) is not a failure and never uses up the budget."""
+    if isinstance(exc, Waiting):
+        raise Retry(defer=exc.retry_after or 10.0) from exc
     key = keys.attempts_key(job_id)
     attempts = int(await redis.incr(key))
     await redis.expire(key, keys.STATE_TTL)

@@ -14,8 +14,11 @@ from arq.worker import func
 from reviewbot.app.auth import InstallationTokens
 from reviewbot.app.identity import remember_slug
 from reviewbot.app.port import GitHubPort
+from reviewbot.inference.budget import DailyBudget
 from reviewbot.inference.client import ModelClient
-from reviewbot.inference.structured import StructuredReviewer
+from reviewbot.inference.memo import RedisMemo
+from reviewbot.inference.ratelimit import RequestBucket
+from reviewbot.inference.structured import StructuredReviewer, Tools
 from reviewbot.queue import keys
 from reviewbot.queue.command_job import handle_command
 from reviewbot.queue.jobs import review_pull_request
@@ -32,11 +35,19 @@ class Deps:
     settings: Settings
     http: httpx.AsyncClient
     tokens: InstallationTokens
-    reviewer: StructuredReviewer
+    client: ModelClient
     slots: InstallationSlots
+    budget: DailyBudget
+    redis: Any
 
     def port(self, token: str) -> GitHubPort:
         return GitHubPort(token, self.settings.github_api_url)
+
+    def reviewer(self, scope: str, tools: Tools | None = None) -> StructuredReviewer:
+        """A reviewer for one job: its memo lets a re-run job replay answers that came through the queue."""
+        return StructuredReviewer(self.client, memo=RedisMemo(self.redis, scope), tools=tools,
+                                  max_turns=self.settings.max_tool_turns,
+                                  token_budget=self.settings.review_token_budget)
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -49,11 +60,25 @@ def build_deps(settings: Settings, redis: Any, transport: httpx.AsyncBaseTranspo
     timeout = httpx.Timeout(settings.model_timeout, connect=10.0)
     http = httpx.AsyncClient(timeout=timeout, transport=transport,
                              limits=httpx.Limits(max_connections=100, max_keepalive_connections=20))
-    client = ModelClient(http=http, base_url=settings.chat_base_url, model=settings.model,
-                         api_token=settings.cloudflare_api_token)
+    bucket = RequestBucket(redis, settings.chat_base_url, settings.model_rpm)
     tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url)
     slots = InstallationSlots(redis, settings.installation_concurrency, lease_s=settings.job_timeout + 60)
-    return Deps(settings=settings, http=http, tokens=tokens, reviewer=StructuredReviewer(client), slots=slots)
+    budget = DailyBudget(redis, settings.daily_budget_usd, settings.daily_budget_tokens)
+    return Deps(settings=settings, http=http, tokens=tokens, client=model_client(settings, http, bucket),
+                slots=slots, budget=budget, redis=redis)
+
+
+def model_client(settings: Settings, http: httpx.AsyncClient, bucket: RequestBucket | None = None) -> ModelClient:
+    """The model client every entry point uses (worker, CLI), configured from settings."""
+    return ModelClient(http=http, base_url=settings.chat_base_url, model=settings.model,
+                       api_token=settings.cloudflare_api_token, prices=settings.prices,
+                       max_attempts=settings.model_retries, backoff_s=settings.model_backoff_s,
+                       run_url=settings.run_url if settings.async_queue else None,
+                       async_poll_s=settings.async_poll_s,
+                       reject_if_busy=settings.reject_if_busy if settings.reject_if_busy is not None
+                       else settings.is_cloudflare,
+                       thinking=settings.thinking, max_completion_tokens=settings.max_completion_tokens,
+                       bucket=bucket)
 
 
 async def startup(ctx: dict[str, Any]) -> None:

@@ -68,9 +68,10 @@ def review_body(report: ReviewReport) -> str:
 def footer(report: ReviewReport) -> str:
     u = report.usage
     skipped = f", {len(report.skipped)} context file(s) left out for the budget" if report.skipped else ""
+    queued = " · answered through the provider's asynchronous queue" if u.async_requests else ""
     return (f"<sub>{report.files_reviewed} file(s) reviewed{skipped} · {u.prompt_tokens:,} prompt tokens "
             f"({u.cache_ratio:.0%} cached) · {u.completion_tokens:,} completion tokens · "
-            f"${u.cost_usd:.4f} · {neutralize(report.model)}</sub>")
+            f"${u.cost_usd:.4f} · {neutralize(report.model)}{queued}</sub>")
 
 
 def _outside_line(f: Finding) -> str:
