@@ -50,6 +50,7 @@ class ModelClient:
     thinking: bool | None = None
     max_completion_tokens: int | None = None
     bucket: RequestBucket | None = None
+    form_index: int = 0  # which response_format shape the provider accepted; later reviews start there
 
     def body(self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None = None,
              tools: list[dict[str, Any]] | None = None, tool_choice: str | None = None) -> dict[str, Any]:

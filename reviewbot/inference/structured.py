@@ -23,7 +23,6 @@ RESPONSE_FORMATS: tuple[dict[str, Any], ...] = (
     {"type": "json_schema", "json_schema": REVIEW_SCHEMA},
     {"type": "json_object"},
 )
-_ACCEPTED_FORM: dict[str, int] = {}  # per base URL: the form the provider took, so later reviews start there
 FINAL_TURN = "Stop using tools now and answer with the JSON object only."
 
 
@@ -86,9 +85,8 @@ class StructuredReviewer:
     async def _ask(self, conversation: list[dict[str, Any]], affinity: str, final: bool) -> ChatResult:
         tools = self.tools.definitions() if self.tools is not None else None
         messages = [*conversation, {"role": "user", "content": FINAL_TURN}] if final and tools else conversation
-        base = self.client.base_url
         while True:
-            form_index = _ACCEPTED_FORM.get(base, 0)
+            form_index = self.client.form_index
             body = self.client.body(messages, RESPONSE_FORMATS[form_index], tools, "none" if final else "auto")
             try:
                 return await self.client.chat(body, affinity=affinity, memo=self.memo)
@@ -97,4 +95,4 @@ class StructuredReviewer:
                 if exc.status != 400 or form_index == len(RESPONSE_FORMATS) - 1 or exc.context_length:
                     raise
                 log.warning("provider rejected response_format, trying the next form", extra={"form": form_index})
-                _ACCEPTED_FORM[base] = form_index + 1
+                self.client.form_index = form_index + 1

@@ -88,6 +88,22 @@ class _Delay:
     seconds: float
 
 
+def _envelope(result: dict[str, Any]) -> JSONResponse:
+    return JSONResponse({"result": result, "success": True, "errors": [], "messages": []})
+
+
+def _form(response_format: Any) -> str | None:
+    """Which of the accepted response_format shapes a request used."""
+    if not isinstance(response_format, dict):
+        return None
+    if response_format.get("type") == "json_object":
+        return "json_object"
+    schema = response_format.get("json_schema")
+    if isinstance(schema, dict):
+        return "envelope" if "name" in schema and "schema" in schema else "bare"
+    return None
+
+
 def _tool_call(index: int, call: dict[str, Any]) -> dict[str, Any]:
     """Fill in what tests may leave out: ids, `type`, and arguments given as a dict instead of JSON text."""
     function = dict(call.get("function") or {"name": call.get("name"), "arguments": call.get("arguments", {})})
@@ -109,6 +125,7 @@ class FakeModel:
             routes=[
                 Route("/chat/completions", self._complete, methods=["POST"]),
                 Route("/{prefix:path}/chat/completions", self._complete, methods=["POST"]),
+                Route("/{prefix:path}/ai/run/{model:path}", self._run, methods=["POST"]),
                 Route("/{rest:path}", self._no_route, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
             ]
         )
@@ -120,6 +137,12 @@ class FakeModel:
             self.default: Callable[[dict[str, Any]], str] = _default_answer
             # x-session-affinity value -> serialised prompts seen so far (the "prefix cache").
             self._seen: dict[str, list[str]] = {}
+            # The asynchronous queue: request id -> (body, affinity, polls left before it is done).
+            self.queued: dict[str, tuple[dict[str, Any], str | None, int]] = {}
+            self.async_polls_before_done = 1
+            self.async_calls: list[dict[str, Any]] = []
+            # response_format kinds this provider refuses with 400 (8001): "envelope", "bare", "json_object".
+            self.rejected_forms: set[str] = set()
 
     def script_reply(
         self,
@@ -161,6 +184,8 @@ class FakeModel:
         if not isinstance(body.get("model"), str):
             return _cloudflare_error(400, 5006, "Error: required properties at '/' are 'model'")
 
+        if _form(body.get("response_format")) in self.rejected_forms:
+            return _cloudflare_error(400, 8001, "Invalid input: response_format")
         delay, answer = self._next_answer(body)
         if delay:
             await asyncio.sleep(delay)
@@ -172,6 +197,37 @@ class FakeModel:
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             return StreamingResponse(_sse(completion, include_usage), media_type="text/event-stream")
         return JSONResponse(completion, headers={"cf-ray": f"{secrets.token_hex(8)}-SJC"})
+
+    async def _run(self, request: Request) -> Response:
+        """The native endpoint with `?queueRequest=true`: submit a batch, then poll it by request id."""
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        if headers.get("authorization") != f"Bearer {self.api_token}":
+            return _cloudflare_error(401, 10000, "Authentication error")
+        if request.query_params.get("queueRequest") != "true":
+            return _cloudflare_error(400, 5006, "this fake only serves the asynchronous queue on /ai/run")
+        body = json.loads(await request.body())
+        with self._lock:
+            self.async_calls.append(body)
+        model = request.path_params["model"]
+        if "requests" in body:
+            request_id = secrets.token_hex(16)
+            with self._lock:
+                self.queued[request_id] = ({**body["requests"][0], "model": model}, headers.get("x-session-affinity"),
+                                           self.async_polls_before_done)
+            return _envelope({"status": "queued", "request_id": request_id, "model": model})
+        request_id = str(body.get("request_id"))
+        with self._lock:
+            queued, affinity, polls = self.queued[request_id]
+            if polls > 0:
+                self.queued[request_id] = (queued, affinity, polls - 1)
+        if polls > 0:
+            return _envelope({"status": "running", "request_id": request_id})
+        _, answer = self._next_answer(queued)
+        if isinstance(answer, _Error):
+            return JSONResponse(answer.body, status_code=answer.status)
+        completion = self._completion(queued, answer, affinity)
+        return _envelope({"responses": [{"id": 0, "result": completion, "success": True}],
+                          "usage": completion["usage"]})
 
     def _next_answer(self, body: dict[str, Any]) -> tuple[float, _Reply | _Error]:
         # Taken under one lock so concurrent requests never split a delay from the answer it precedes.
