@@ -38,6 +38,7 @@ class PullInfo:
     author: str
     html_url: str
     state: str
+    labels: tuple[str, ...] = ()
 
 
 class GitHubPort:
@@ -72,7 +73,8 @@ class GitHubPort:
                         base_sha=data["base"]["sha"], head_ref=data["head"]["ref"],
                         base_ref=data["base"]["ref"], draft=bool(data.get("draft")),
                         author=str((data.get("user") or {}).get("login") or ""),
-                        html_url=str(data.get("html_url") or ""), state=str(data.get("state") or "open"))
+                        html_url=str(data.get("html_url") or ""), state=str(data.get("state") or "open"),
+                        labels=tuple(str(lb.get("name")) for lb in data.get("labels") or [] if isinstance(lb, dict)))
 
     async def get_diff(self, repo: str, number: int) -> str:
         data = await self._call(f"GET diff {repo}#{number}", lambda: self._json(
@@ -84,8 +86,8 @@ class GitHubPort:
         """A file's text at `ref`; None when it does not exist there, is binary or is over 1 MB."""
         url = f"/repos/{_q(repo)}/contents/{urllib.parse.quote(path)}"
         try:
-            data = await self._call(f"GET {path}@{ref[:12]}",
-                                    lambda: self._json("GET", url, params={"ref": ref}))
+            data = await self._call(f"GET {path}@{ref[:12] or 'default'}",
+                                    lambda: self._json("GET", url, params={"ref": ref} if ref else None))
         except GitHubError as exc:
             if exc.status == 404:
                 return None
@@ -118,6 +120,17 @@ class GitHubPort:
         data = await self._call(f"GET commit {sha[:12]}", lambda: self._json(
             "GET", f"/repos/{_q(repo)}/commits/{urllib.parse.quote(sha, safe='')}"))
         return [str(p["sha"]) for p in data.get("parents") or []]
+
+    async def compare_diff(self, repo: str, base: str, head: str) -> str:
+        """The diff between two commits (what a push changed), for incremental reviews."""
+        spec = f"{urllib.parse.quote(base, safe='')}...{urllib.parse.quote(head, safe='')}"
+        data = await self._call(f"GET compare {base[:7]}...{head[:7]}", lambda: self._json(
+            "GET", f"/repos/{_q(repo)}/compare/{spec}", headers={"Accept": DIFF_MEDIA_TYPE}))
+        return str(data.get("data") or "") if isinstance(data, dict) else ""
+
+    async def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> None:
+        await self._call(f"POST reply {comment_id}", lambda: self._json(
+            "POST", f"/repos/{_q(repo)}/pulls/{int(number)}/comments/{int(comment_id)}/replies", body={"body": body}))
 
     async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]:
         return await self._pages(f"GET reviews {repo}#{number}", f"/repos/{_q(repo)}/pulls/{int(number)}/reviews")

@@ -43,13 +43,19 @@ class CheckRun:
             await self.port.update_check_run(self.repo, self.id, {"status": status,
                                                                   "output": {"title": title, "summary": summary}})
 
-    async def complete(self, conclusion: str, title: str, summary: str, **extra: Any) -> None:
-        """End it with a conclusion; the re-review button comes with every completed run."""
+    async def complete(self, conclusion: str, title: str, summary: str,
+                       annotations: list[dict[str, Any]] | None = None) -> None:
+        """End it with a conclusion; annotations go 50 per request (GitHub's limit), appended by PATCH."""
         if self.id is None:
             self.id = await self.open("in_progress", title, summary)
+        pending = annotations or []
+        batches = [pending[i:i + 50] for i in range(0, len(pending), 50)] or [[]]
+        output: dict[str, Any] = {"title": title, "summary": summary[:65_000]}
         await self.port.update_check_run(self.repo, self.id, {
             "status": "completed", "conclusion": conclusion, "completed_at": now(),
-            "output": {"title": title, "summary": summary}, "actions": [RERUN_ACTION], **extra})
+            "output": {**output, "annotations": batches[0]}, "actions": [RERUN_ACTION]})
+        for batch in batches[1:]:
+            await self.port.update_check_run(self.repo, self.id, {"output": {**output, "annotations": batch}})
         if self.redis is not None:
             await self.redis.delete(keys.check_run_key(self.repo, self.head_sha))
 

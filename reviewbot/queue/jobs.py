@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arq import Retry
@@ -13,10 +14,10 @@ from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
-from reviewbot.review.config import CONFIG_PATH, RepoConfig, parse_config
+from reviewbot.review.config import CONFIG_PATH, LoadedConfig, guidance_text, parse_config, raw_mapping
 from reviewbot.review.diff import ParsedDiff, parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id, run_review
-from reviewbot.review.publish import check_conclusion, check_output, review_payload
+from reviewbot.queue.publisher import publish
 
 if TYPE_CHECKING:
     from reviewbot.queue.worker import Deps
@@ -28,11 +29,15 @@ MAX_CONTEXT_FILES = 60
 
 async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: str, number: int, head_sha: str,
                               trigger: str = "opened", full: bool = False, draft: bool = False,
-                              before: str | None = None) -> dict[str, Any]:
-    """Review one PR at one head SHA; superseded, paused and draft work ends before any GitHub call."""
+                              before: str | None = None, run: str = "") -> dict[str, Any]:
+    """Review one PR at one head SHA; superseded, paused and draft work ends before any GitHub call.
+
+    `run` names the request (a delivery or comment id): a crashed job that runs again finds its own review
+    already posted and does not post twice, while a new request for the same SHA reviews again."""
     deps: Deps = ctx["deps"]
     redis = ctx["redis"]
     job_id = str(ctx.get("job_id") or keys.review_job_id(repo, number, head_sha))
+    spec = Job(installation_id, repo, number, head_sha, trigger, before, run, job_id)
     job = {"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger, "job_try": ctx.get("job_try", 1)}
     if await superseded(redis, repo, number, head_sha):
         log.info("review superseded before it started", extra=job)
@@ -57,8 +62,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
             log.info("review started", extra=job)
             await check.update("in_progress", "Review in progress", "reviewbot is reading the changes.")
             full = full or bool(await redis.getdel(keys.full_key(job_id)))
-            outcome = await _review(deps, port, redis, check, installation_id, pull, head_sha, trigger, before,
-                                    job_id)
+            outcome = await _review(deps, port, redis, check, spec, pull, full)
             outcome["full"] = full
         finally:
             await deps.slots.release(installation_id, job_id)
@@ -102,7 +106,7 @@ async def _automatic_skip(port: GitHubPort, repo: str, pull: PullInfo, trigger: 
     """Why an automatic trigger should not review, per the base branch's config; None to go ahead."""
     if trigger not in AUTOMATIC:
         return None
-    config = await load_config(port, repo, pull.base_ref)
+    config = (await load_config(port, repo, pull.base_ref)).config
     if not config.enabled:
         return "reviews are disabled in " + CONFIG_PATH
     if (draft or pull.draft) and not config.auto_review.drafts:
@@ -111,40 +115,67 @@ async def _automatic_skip(port: GitHubPort, repo: str, pull: PullInfo, trigger: 
         return "reviews on push are off in " + CONFIG_PATH
     if trigger in ("opened", "reopened", "ready_for_review") and not config.auto_review.on_open:
         return "reviews on open are off in " + CONFIG_PATH
+    if pull.author.lower() in {a.lower() for a in config.authors}:
+        return f"pull requests by {pull.author} are not reviewed automatically"
+    if skip := sorted(set(pull.labels) & set(config.labels)):
+        return f"labelled {', '.join(skip)}"
     return None
 
 
-async def load_config(port: GitHubPort, repo: str, base_ref: str) -> RepoConfig:
-    """The base branch's config: a pull request can never change how it is reviewed."""
-    return parse_config(await port.get_file(repo, CONFIG_PATH, base_ref)).config
+async def load_config(port: GitHubPort, repo: str, base_ref: str) -> LoadedConfig:
+    """The base branch's config over the owner's org-wide defaults (the `.github` repository's file):
+    a pull request can never change how it is reviewed."""
+    owner = repo.split("/", 1)[0]
+    try:
+        org_text = await port.get_file(f"{owner}/.github", CONFIG_PATH, "")
+    except PermanentError:  # not installed there, or no such repository: no org defaults
+        org_text = None
+    return parse_config(await port.get_file(repo, CONFIG_PATH, base_ref), defaults=raw_mapping(org_text))
 
 
-async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, installation_id: int, pull: PullInfo,
-                  head_sha: str, trigger: str, before: str | None, job_id: str) -> dict[str, Any]:
-    repo, number = check.repo, pull.number
+@dataclass(frozen=True)
+class Job:
+    """One review request, as the job's arguments describe it."""
+
+    installation_id: int
+    repo: str
+    number: int
+    head_sha: str
+    trigger: str
+    before: str | None
+    run: str
+    job_id: str
+
+
+async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job: Job, pull: PullInfo,
+                  full: bool) -> dict[str, Any]:
+    repo, number, head_sha = job.repo, job.number, job.head_sha
     if pull.state != "open" or pull.head_sha != head_sha:
         why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
         await check.complete("skipped", "Review skipped", f"Skipped: {why}.")
         return {"outcome": "superseded"}
-    if trigger == "synchronize" and before and await _only_merged_base(port, repo, head_sha, before, pull.base_sha):
+    if job.trigger == "synchronize" and job.before and await _only_merged_base(port, repo, head_sha, job.before,
+                                                                               pull.base_sha):
         await check.complete("skipped", "Base branch merged in", "This push only merged the base branch into the "
-                             f"pull request; the review of {before[:7]} still applies. Comment `review` to the "
-                             "app to review again.")
+                             f"pull request; the review of {job.before[:7]} still applies. Comment `review` to "
+                             "the app to review again.")
         return {"outcome": "skipped", "reason": "update branch"}
+    loaded = await load_config(port, repo, pull.base_ref)
     diff = parse_diff(await port.get_diff(repo, number))
     base_files = await _base_files(port, repo, pull, diff)
     review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files=base_files,
-                               affinity=affinity_id("pr", installation_id, repo, number))
-    result = await run_review(review_input, deps.reviewer(job_id))
+                               affinity=affinity_id("pr", job.installation_id, repo, number),
+                               guidance=guidance_text(loaded.config, [f.path for f in diff.files]))
+    result = await run_review(review_input, deps.reviewer(job.job_id))
+    await deps.budget.record(job.installation_id, result.report.usage)
     if await superseded(redis, repo, number, head_sha) and (await port.get_pull(repo, number)).head_sha != head_sha:
         await check.complete("cancelled", "Review cancelled", "A newer commit was pushed while this one was being "
                              "reviewed; the newer commit is reviewed instead.")
         return {"outcome": "superseded"}
-    await deps.budget.record(installation_id, result.report.usage)
-    review_id = await port.create_review(repo, number, review_payload(result.report, head_sha))
-    await check.complete(check_conclusion(result.report), *check_output(result.report))
-    return {"outcome": "reviewed", "review_id": review_id, "comments": len(result.report.placement.inline),
-            "usage": result.report.usage.as_json()}
+    outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
+                            config=loaded.config, run_id=job.run, full=full,
+                            config_errors=tuple(loaded.errors))
+    return {**outcome, "usage": result.report.usage.as_json()}
 
 
 async def _only_merged_base(port: GitHubPort, repo: str, head_sha: str, before: str, base_sha: str) -> bool:

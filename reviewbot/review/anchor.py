@@ -8,6 +8,9 @@ from reviewbot.review.diff import ParsedDiff
 from reviewbot.review.findings import SEVERITY_RANK, Finding
 
 
+SNAP_DISTANCE = 5  # a finding this close to a hunk is placed on its nearest line, with a note
+
+
 @dataclass(frozen=True)
 class Anchored:
     """A finding whose (path, side, line[, start_line]) GitHub will accept as a review comment."""
@@ -15,6 +18,7 @@ class Anchored:
     finding: Finding
     line: int
     start_line: int | None
+    snapped_from: int | None = None
 
 
 @dataclass(frozen=True)
@@ -33,15 +37,20 @@ def anchor(findings: list[Finding], diff: ParsedDiff) -> Placement:
     outside: list[Finding] = []
     for finding in _ordered(findings):
         file = diff.file(finding.path)
-        if file is None or finding.line not in file.commentable(finding.side):
-            outside.append(finding)
-            continue
-        start = finding.start_line
-        if start is not None:
-            same_hunk = file.hunk_index(finding.side, start) == file.hunk_index(finding.side, finding.line)
-            if start >= finding.line or not same_hunk:
+        valid = file.commentable(finding.side) if file is not None else frozenset()
+        line, snapped = finding.line, None
+        if line not in valid:
+            nearest = min(valid, key=lambda n: (abs(n - line), n), default=None)
+            if nearest is None or abs(nearest - line) > SNAP_DISTANCE:
+                outside.append(finding)
+                continue
+            line, snapped = nearest, finding.line
+        start = finding.start_line if snapped is None else None
+        if start is not None and file is not None:
+            same_hunk = file.hunk_index(finding.side, start) == file.hunk_index(finding.side, line)
+            if start >= line or not same_hunk:
                 start = None
-        inline.append(Anchored(finding=finding, line=finding.line, start_line=start))
+        inline.append(Anchored(finding=finding, line=line, start_line=start, snapped_from=snapped))
     return Placement(inline=tuple(inline), outside=tuple(outside))
 
 

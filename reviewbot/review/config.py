@@ -2,29 +2,50 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 CONFIG_PATH = ".github/reviewbot.yml"
+Severity = Literal["critical", "major", "minor", "nit"]
 
 
-class AutoReview(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    on_open: bool = True
-    on_push: bool = True
-    drafts: bool = False
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelled key is an error, never silently ignored
 
 
-class RepoConfig(BaseModel):
-    """Defaults apply to every key the file does not set."""
+class AutoReview(_Strict):
+    on_open: bool = Field(default=True, description="Review when a pull request is opened or reopened.")
+    on_push: bool = Field(default=True, description="Review again when commits are pushed.")
+    drafts: bool = Field(default=False, description="Review draft pull requests too.")
 
-    model_config = ConfigDict(extra="forbid")
 
-    enabled: bool = True
-    auto_review: AutoReview = AutoReview()
+class RepoConfig(_Strict):
+    """Every key is optional; defaults apply to what the file does not set."""
+
+    enabled: bool = Field(default=True, description="Set to false to turn automatic reviews off.")
+    auto_review: AutoReview = Field(default_factory=AutoReview)
+    ignore: list[str] = Field(default_factory=list, description="Paths not to review (gitignore syntax).")
+    path_instructions: dict[str, str] = Field(default_factory=dict,
+                                              description="Glob → extra instructions for matching files.")
+    instructions: str = Field(default="", max_length=20_000, description="Extra instructions for every review.")
+    severity_threshold: Severity = Field(default="minor", description="The lowest severity that is posted.")
+    blocking_severity: Severity | None = Field(
+        default=None, description="Findings at or above this severity make the check run fail. Unset: never fail.")
+    max_comments: int = Field(default=10, ge=0, le=100, description="Most inline comments per review.")
+    incremental: bool = Field(default=True, description="On new pushes, comment only on lines changed since the last "
+                                                "review (the whole pull request stays in context).")
+    language: str = Field(default="English", max_length=40, description="Language of the comments.")
+    focus: list[Literal["security", "bugs", "performance", "tests"]] = Field(
+        default_factory=list, description="Areas to look at hardest.")
+    budget: int | None = Field(default=None, ge=10_000, le=240_000, description="Most prompt tokens per review.")
+    labels: list[str] = Field(default_factory=list, description="Pull requests with any of these labels are "
+                                                               "not reviewed automatically.")
+    authors: list[str] = Field(default_factory=list, description="Pull requests by these authors (e.g. bots) "
+                                                                "are not reviewed automatically.")
 
 
 @dataclass(frozen=True)
@@ -33,20 +54,74 @@ class LoadedConfig:
     errors: list[str] = field(default_factory=list)
 
 
-def parse_config(text: str | None) -> LoadedConfig:
-    """Parse the file; on any error keep the defaults and say what was wrong (never crash the review)."""
+def parse_config(text: str | None, defaults: dict[str, Any] | None = None, source: str = CONFIG_PATH) -> LoadedConfig:
+    """Parse the file over `defaults` (org-wide); on any error keep the defaults and say what was wrong."""
+    base = dict(defaults or {})
+    fallback = _validated(base) or RepoConfig()
     if text is None or not text.strip():
-        return LoadedConfig(RepoConfig())
+        return LoadedConfig(fallback)
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        return LoadedConfig(RepoConfig(), [f"{CONFIG_PATH} is not valid YAML: {str(exc)[:300]}"])
+        return LoadedConfig(fallback, [f"{source} is not valid YAML: {str(exc)[:300]}"])
     if data is None:
-        return LoadedConfig(RepoConfig())
+        return LoadedConfig(fallback)
     if not isinstance(data, dict):
-        return LoadedConfig(RepoConfig(), [f"{CONFIG_PATH} must be a mapping of keys to values"])
+        return LoadedConfig(fallback, [f"{source} must be a mapping of keys to values"])
     try:
-        return LoadedConfig(RepoConfig.model_validate(data))
+        return LoadedConfig(RepoConfig.model_validate(_merge(base, data)))
     except ValidationError as exc:
-        problems = [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:20]]
-        return LoadedConfig(RepoConfig(), [f"{CONFIG_PATH}: {p}" for p in problems])
+        problems = [f"`{'.'.join(str(p) for p in e['loc'])}`: {e['msg']}" for e in exc.errors()[:20]]
+        return LoadedConfig(fallback, [f"{source}: {p}" for p in problems])
+
+
+def raw_mapping(text: str | None) -> dict[str, Any]:
+    """An org-wide defaults file as a plain mapping (invalid ones count as empty)."""
+    try:
+        data = yaml.safe_load(text or "")
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict) and key != "path_instructions":
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _validated(data: dict[str, Any]) -> RepoConfig | None:
+    try:
+        return RepoConfig.model_validate(data)
+    except ValidationError:
+        return None
+
+
+def json_schema() -> str:
+    """The published JSON Schema of the file (`reviewbot config schema`)."""
+    schema = RepoConfig.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "reviewbot repository configuration (.github/reviewbot.yml)"
+    return json.dumps(schema, indent=2, sort_keys=True)
+
+
+def guidance_text(config: RepoConfig, paths: list[str]) -> str:
+    """The repository's own review instructions, for the prompt's guidance section."""
+    import pathspec  # a gitignore-style matcher, as for `ignore`
+
+    parts = []
+    if config.instructions.strip():
+        parts.append(config.instructions.strip())
+    for pattern, text in sorted(config.path_instructions.items()):
+        spec = pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+        if any(spec.match_file(p) for p in paths):
+            parts.append(f"For files matching `{pattern}`: {text.strip()}")
+    if config.focus:
+        parts.append("Look hardest at: " + ", ".join(config.focus) + ".")
+    if config.language.strip().lower() != "english":
+        parts.append(f"Write titles, bodies and the summary in {config.language.strip()}.")
+    return "\n\n".join(parts)

@@ -35,6 +35,7 @@ class ReviewInput:
     diff: ParsedDiff
     base_files: Mapping[str, str]
     affinity: str
+    guidance: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class ReviewResult:
 def plan(inp: ReviewInput) -> Prompt:
     """The prompt this review would send (also the `--dry-run` plan)."""
     return build_prompt(PromptInput(title=inp.title, description=inp.description, diff=inp.diff,
-                                    base_files=inp.base_files))
+                                    base_files=inp.base_files, guidance=inp.guidance))
 
 
 async def run_review(inp: ReviewInput, reviewer: Reviewer) -> ReviewResult:
@@ -56,7 +57,8 @@ async def run_review(inp: ReviewInput, reviewer: Reviewer) -> ReviewResult:
     placement = anchor(answer.output.findings, inp.diff)
     reviewed = sum(1 for f in inp.diff.files if not f.binary)
     report = ReviewReport(summary=answer.output.summary, placement=placement, usage=answer.usage,
-                          model=answer.model, files_reviewed=reviewed, skipped=prompt.skipped)
+                          model=answer.model, files_reviewed=reviewed, skipped=prompt.skipped,
+                          walkthrough=tuple(answer.output.walkthrough))
     return ReviewResult(output=answer.output, report=report, prompt=prompt)
 
 

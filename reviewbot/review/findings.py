@@ -35,12 +35,22 @@ class Finding(BaseModel):
         return value.removeprefix("./")
 
 
+class FileNote(BaseModel):
+    """One row of the walkthrough table: what changed in a file."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    path: str
+    summary: str
+
+
 class ReviewOutput(BaseModel):
-    """The whole answer: an overall summary and the findings."""
+    """The whole answer: an overall summary, a walkthrough of the files, and the findings."""
 
     model_config = ConfigDict(extra="ignore")
 
     summary: str
+    walkthrough: list[FileNote] = Field(default_factory=list)
     findings: list[Finding]
 
 
@@ -73,10 +83,16 @@ FINDING_SCHEMA: dict[str, Any] = {
                  "suggestion", "confidence"],
     "additionalProperties": False,
 }
+WALKTHROUGH_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "object", "properties": {"path": {"type": "string"}, "summary": {"type": "string"}},
+              "required": ["path", "summary"], "additionalProperties": False},
+}
 REVIEW_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"summary": {"type": "string"}, "findings": {"type": "array", "items": FINDING_SCHEMA}},
-    "required": ["summary", "findings"],
+    "properties": {"summary": {"type": "string"}, "walkthrough": WALKTHROUGH_SCHEMA,
+                   "findings": {"type": "array", "items": FINDING_SCHEMA}},
+    "required": ["summary", "walkthrough", "findings"],
     "additionalProperties": False,
 }
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import urllib.parse
+from dataclasses import dataclass, field
 
 from reviewbot.inference.pricing import Usage
 from reviewbot.review.anchor import Anchored, Placement
-from reviewbot.review.findings import Finding
+from reviewbot.review.findings import FileNote, Finding
 
 MAX_BODY = 60_000  # GitHub allows 65,536; room for the marker and truncation note
 BADGE = {"critical": "🔴 **Critical**", "major": "🟠 **Major**", "minor": "🟡 **Minor**", "nit": "⚪ **Nit**"}
@@ -33,13 +34,14 @@ def fence(code: str, info: str = "") -> str:
     return f"{ticks}{info}\n{code.rstrip(chr(10))}\n{ticks}"
 
 
-def comment_body(anchored: Anchored) -> str:
+def comment_body(anchored: Anchored, *, suggestion_ok: bool = False, marker: str = "") -> str:
     f = anchored.finding
     text = f"{BADGE[f.severity]} · {f.category} · **{neutralize(f.title)}**\n\n{neutralize(f.body)}"
+    if anchored.snapped_from is not None:
+        text += f"\n\n<sub>This is about line {anchored.snapped_from}, just outside the changed lines.</sub>"
     if f.suggestion is not None:
-        kind = "suggestion" if f.side == "RIGHT" else ""
-        text += "\n\n" + fence(f.suggestion, kind)
-    return _bounded(text)
+        text += "\n\n" + fence(f.suggestion, "suggestion" if suggestion_ok else "")
+    return _bounded(text) + (f"\n{marker}" if marker else "")
 
 
 @dataclass(frozen=True)
@@ -52,31 +54,92 @@ class ReviewReport:
     model: str
     files_reviewed: int
     skipped: tuple[str, ...] = ()
+    walkthrough: tuple[FileNote, ...] = ()
+    coverage: str = ""
 
 
-def review_body(report: ReviewReport) -> str:
+@dataclass(frozen=True)
+class Links:
+    """Blob URLs for links to lines outside the diff (head for RIGHT, base for LEFT)."""
+
+    head: str = ""
+    base: str = ""
+
+    def line(self, f: Finding) -> str:
+        prefix = self.head if f.side == "RIGHT" else self.base
+        return f"{prefix}/{urllib.parse.quote(f.path)}#L{f.line}" if prefix else ""
+
+
+@dataclass(frozen=True)
+class BodyNotes:
+    """What publishing decided, for the summary: nothing a reader should wonder about is left unsaid."""
+
+    overflow: tuple[Finding, ...] = ()
+    repeated: int = 0
+    earlier_code: int = 0
+    below_threshold: int = 0
+    config_errors: tuple[str, ...] = ()
+    unseen: tuple[str, ...] = ()
+    links: Links = field(default_factory=Links)
+    marker: str = ""
+
+
+def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
+    notes = notes or BodyNotes()
     lines = ["### reviewbot", "", neutralize(report.summary.strip() or "No summary."), ""]
     count = len(report.placement.inline)
-    lines.append(f"{count} inline comment{'s' if count != 1 else ''}." if count else "No inline comments.")
+    lines.append(f"{count} inline comment{'s' if count != 1 else ''}." if count > 0 else "No inline comments.")
+    lines += _notes(notes)
+    if report.walkthrough:
+        lines += ["", "<details><summary>Walkthrough</summary>", "", "| File | What changed |", "|---|---|"]
+        lines += [f"| `{_cell(n.path)}` | {_cell(neutralize(n.summary))} |" for n in report.walkthrough]
+        lines += ["", "</details>"]
+    if notes.overflow:
+        lines += ["", "#### More findings", ""]
+        lines += [_finding_line(f, notes.links) for f in notes.overflow]
     if report.placement.outside:
         lines += ["", "#### Outside the diff", ""]
-        lines += [_outside_line(f) for f in report.placement.outside]
+        lines += [_finding_line(f, notes.links) for f in report.placement.outside]
+    if notes.config_errors:
+        lines += ["", "#### Configuration problems (defaults used)", ""]
+        lines += [f"- {neutralize(e)}" for e in notes.config_errors]
+    if notes.unseen:
+        lines += ["", f"**Not reviewed**: GitHub did not show {len(notes.unseen)} file(s): "
+                  + ", ".join(f"`{_cell(p)}`" for p in notes.unseen[:20])]
     lines += ["", footer(report)]
-    return _bounded("\n".join(lines))
+    return _bounded("\n".join(lines)) + (f"\n{notes.marker}" if notes.marker else "")
+
+
+def _notes(notes: BodyNotes) -> list[str]:
+    said = []
+    if notes.repeated:
+        said.append(f"{notes.repeated} finding(s) already open on this pull request were not repeated")
+    if notes.earlier_code:
+        said.append(f"{notes.earlier_code} finding(s) on code reviewed before were left out (incremental review)")
+    if notes.below_threshold:
+        said.append(f"{notes.below_threshold} finding(s) below the severity threshold were left out")
+    return [f"<sub>{'; '.join(said)}.</sub>"] if said else []
 
 
 def footer(report: ReviewReport) -> str:
     u = report.usage
     skipped = f", {len(report.skipped)} context file(s) left out for the budget" if report.skipped else ""
     queued = " · answered through the provider's asynchronous queue" if u.async_requests else ""
+    coverage = f"\n<sub>{neutralize(report.coverage)}</sub>" if report.coverage else ""
     return (f"<sub>{report.files_reviewed} file(s) reviewed{skipped} · {u.prompt_tokens:,} prompt tokens "
             f"({u.cache_ratio:.0%} cached) · {u.completion_tokens:,} completion tokens · "
-            f"${u.cost_usd:.4f} · {neutralize(report.model)}{queued}</sub>")
+            f"${u.cost_usd:.4f} · {neutralize(report.model)}{queued}</sub>{coverage}")
 
 
-def _outside_line(f: Finding) -> str:
-    return (f"- {BADGE[f.severity]} `{f.path.replace('`', '')}` line {f.line}: **{neutralize(f.title)}**. "
-            f"{neutralize(f.body)}")
+def _finding_line(f: Finding, links: Links) -> str:
+    where = f"`{f.path.replace('`', '')}` line {f.line}"
+    url = links.line(f)
+    where = f"[{where}]({url})" if url else where
+    return f"- {BADGE[f.severity]} {where}: **{neutralize(f.title)}**. {neutralize(f.body)}"
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.replace("|", "\\|").split())[:300]
 
 
 def check_title(report: ReviewReport) -> str:

@@ -53,6 +53,8 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.list_reviews),
     ("POST", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.create_review),
     ("GET", f"{_REPO}/pulls/{{number}}/comments", "token", github_reviews.list_review_comments),
+    ("POST", f"{_REPO}/pulls/{{number}}/comments/{{comment_id}}/replies", "token", github_reviews.reply_to_comment),
+    ("GET", f"{_REPO}/compare/{{spec:path}}", "token", github_repos.compare),
     ("POST", f"{_REPO}/check-runs", "token", github_checks.create_check_run),
     ("GET", f"{_REPO}/check-runs/{{check_run_id}}", "token", github_checks.get_check_run),
     ("PATCH", f"{_REPO}/check-runs/{{check_run_id}}", "token", github_checks.update_check_run),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from tests.fakes.diffs import FileDiff, git_blob_sha
+from tests.fakes.diffs import FileDiff, git_blob_sha, git_diff
 from tests.fakes.github_core import WEB_URL, ApiError, Call, Reply, not_found, paginate
 from tests.fakes.github_state import GitHubState, PullRequest, content_sha, stable_id
 
@@ -105,6 +105,19 @@ def get_pull(state: GitHubState, call: Call) -> Reply:
     if revision.diff_text.count("\n") > MAX_DIFF_LINES:
         raise _too_large("lines", MAX_DIFF_LINES)
     return Reply(text=revision.diff_text, media_type=_TEXT_MEDIA)
+
+
+def compare(state: GitHubState, call: Call) -> Reply:
+    """`GET /compare/{base}...{head}`: the diff between two commits (diff media type) or a summary."""
+    base_ref, _, head_ref = call.params["spec"].partition("...")
+    base, head = state.resolve_ref(call.repo, base_ref), state.resolve_ref(call.repo, head_ref)
+    if base is None or head is None:
+        raise not_found()
+    text = git_diff(state.commits[(call.repo, base)], state.commits[(call.repo, head)])
+    if call.accepts(*_DIFF_MEDIA):
+        return Reply(text=text, media_type=_TEXT_MEDIA)
+    return Reply(json={"status": "ahead", "base_commit": {"sha": base}, "merge_base_commit": {"sha": base},
+                       "files": [], "url": state.api(f"/repos/{call.repo}/compare/{base}...{head}")})
 
 
 def _file_json(state: GitHubState, pr: PullRequest, diff: FileDiff) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from tests.fakes.diffs import FileDiff, Side
-from tests.fakes.github_core import MAX_BODY, WEB_URL, ApiError, Call, Reply, now_iso, paginate
+from tests.fakes.github_core import MAX_BODY, WEB_URL, ApiError, Call, Reply, not_found, now_iso, paginate
 from tests.fakes.github_state import GitHubState, PullRequest, Revision
 
 REVIEW_DOCS = "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"
@@ -184,3 +184,22 @@ def list_review_comments(state: GitHubState, call: Call) -> Reply:
     pr = state.pull(call.repo, call.int_param("number"))
     page, headers = paginate(call, state.review_comments[(pr.repo, pr.number)])
     return Reply(json=page, headers=headers)
+
+
+def reply_to_comment(state: GitHubState, call: Call) -> Reply:
+    """`POST /pulls/{n}/comments/{id}/replies`: a reply joins the top-level comment's thread."""
+    pr = state.pull(call.repo, call.int_param("number"))
+    key = (pr.repo, pr.number)
+    parent_id = call.int_param("comment_id")
+    parent = next((c for c in state.review_comments[key] if c["id"] == parent_id), None)
+    if parent is None:
+        raise not_found()
+    if parent.get("in_reply_to_id"):
+        raise _unprocessable("Replies to replies are not supported")
+    body = _check_body(call.json_object().get("body"), required=True)
+    comment_id = state.next_id()
+    reply = {**parent, "id": comment_id, "node_id": f"PRRC_fake{comment_id}", "body": body,
+             "user": state.user(call.identity.login), "in_reply_to_id": parent_id, "created_at": now_iso(),
+             "updated_at": now_iso(), "url": state.api(f"/repos/{pr.repo}/pulls/comments/{comment_id}")}
+    state.review_comments[key].append(reply)
+    return Reply(status=201, json=reply)
