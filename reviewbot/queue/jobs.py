@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from arq import Retry
 
+from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.queue import keys
@@ -31,7 +32,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     deps: Deps = ctx["deps"]
     job = {"repo": repo, "pr": number, "sha": head_sha[:12], "job_try": ctx.get("job_try", 1)}
     log.info("review started", extra=job)
-    port = deps.port(await deps.tokens.get(installation_id))
+    port = deps.installation_port(installation_id)
     check_id: int | None = None
     try:
         check_id = await _open_check_run(ctx, port, repo, head_sha)
@@ -66,7 +67,8 @@ async def _review(deps: Deps, port: GitHubPort, installation_id: int, repo: str,
         why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
         await port.update_check_run(repo, check_id, _completed("skipped", "Review skipped", f"Skipped: {why}."))
         return {"outcome": "superseded"}
-    diff = parse_diff(await port.get_diff(repo, number))
+    diff_text, _unseen = await load_diff(port, repo, number, pull.base_sha, pull.head_sha)
+    diff = parse_diff(diff_text)
     base_files = await _base_files(port, repo, pull, diff)
     review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files=base_files,
                                affinity=affinity_id("pr", installation_id, repo, number))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -11,7 +11,11 @@ from arq import Worker
 from arq.connections import RedisSettings
 from arq.worker import func
 
+from redis.asyncio import Redis
+
 from reviewbot.app.auth import InstallationTokens
+from reviewbot.app.credentials import InstallationCredentials
+from reviewbot.app.limits import RateLimits
 from reviewbot.app.port import GitHubPort
 from reviewbot.inference.client import ModelClient
 from reviewbot.inference.structured import StructuredReviewer
@@ -30,15 +34,22 @@ class Deps:
     http: httpx.AsyncClient
     tokens: InstallationTokens
     reviewer: StructuredReviewer
+    limits: RateLimits = field(default_factory=RateLimits)
 
     def port(self, token: str) -> GitHubPort:
-        return GitHubPort(token, self.settings.github_api_url)
+        return GitHubPort(token, self.settings.github_api_url, limits=self.limits)
+
+    def installation_port(self, installation_id: int) -> GitHubPort:
+        """A port that fetches (and after a 401 refreshes) the installation's token itself."""
+        credentials = InstallationCredentials(self.tokens, installation_id)
+        return GitHubPort(credentials, self.settings.github_api_url, limits=self.limits)
 
     async def aclose(self) -> None:
         await self.http.aclose()
 
 
-def build_deps(settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> Deps:
+def build_deps(settings: Settings, transport: httpx.AsyncBaseTransport | None = None,
+               redis: Redis | None = None) -> Deps:
     settings.require(settings.missing_for_github(), "the worker")
     settings.require(settings.missing_for_model(), "the worker")
     assert settings.github_app_id and settings.github_private_key  # checked just above
@@ -47,13 +58,15 @@ def build_deps(settings: Settings, transport: httpx.AsyncBaseTransport | None = 
                              limits=httpx.Limits(max_connections=100, max_keepalive_connections=20))
     client = ModelClient(http=http, base_url=settings.chat_base_url, model=settings.model,
                          api_token=settings.cloudflare_api_token)
-    tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url)
-    return Deps(settings=settings, http=http, tokens=tokens, reviewer=StructuredReviewer(client))
+    tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url,
+                                redis=redis, client_id=settings.github_client_id)
+    limits = RateLimits(redis=redis, max_wait=settings.rate_limit_wait)
+    return Deps(settings=settings, http=http, tokens=tokens, reviewer=StructuredReviewer(client), limits=limits)
 
 
 async def startup(ctx: dict[str, Any]) -> None:
     if "deps" not in ctx:
-        ctx["deps"] = build_deps(ctx["settings"])
+        ctx["deps"] = build_deps(ctx["settings"], redis=ctx.get("redis"))
     log.info("worker started")
 
 
