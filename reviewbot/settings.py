@@ -42,6 +42,7 @@ class Settings:
     github_url: str = DEFAULT_GITHUB_URL
     public_url: str | None = None
     rate_limit_wait: float = 30.0
+    write_interval: float = 1.0
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
@@ -76,6 +77,7 @@ class Settings:
             github_url=_url(get, "GITHUB_URL") or _web_url(api_url),
             public_url=_url(get, "REVIEWBOT_PUBLIC_URL"),
             rate_limit_wait=_number(get, "REVIEWBOT_RATE_LIMIT_WAIT", 30.0),
+            write_interval=_number(get, "REVIEWBOT_WRITE_INTERVAL", 1.0),
         )
 
     @classmethod

@@ -60,6 +60,8 @@ def env(fake_github: FakeGitHub, fake_model: FakeModel, app_keypair: tuple[bytes
         "REVIEWBOT_MODEL_BASE_URL": f"{fake_model.url}/client/v4/accounts/acc-1/ai/v1",
         "CLOUDFLARE_API_TOKEN": MODEL_TOKEN,
         "REVIEWBOT_JOB_TIMEOUT": "60",
+        # GitHub wants writes a second apart (the default); test_app_limits checks that, the rest go faster.
+        "REVIEWBOT_WRITE_INTERVAL": "0.05",
     }
 
 

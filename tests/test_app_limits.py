@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -45,7 +46,7 @@ async def redis(redis_url: str) -> AsyncIterator[Redis]:
 
 def gaps(fake: FakeGitHub, path: str) -> list[float]:
     times = [at for at, _ in fake.timed_requests("POST", path)]
-    return [b - a for a, b in zip(times, times[1:], strict=False)]
+    return [b - a for a, b in itertools.pairwise(times)]
 
 
 async def test_a_short_secondary_limit_is_waited_out(settings: Settings, tokens: InstallationTokens,

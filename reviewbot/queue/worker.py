@@ -10,7 +10,6 @@ import httpx
 from arq import Worker
 from arq.connections import RedisSettings
 from arq.worker import func
-
 from redis.asyncio import Redis
 
 from reviewbot.app.auth import InstallationTokens
@@ -60,7 +59,7 @@ def build_deps(settings: Settings, transport: httpx.AsyncBaseTransport | None = 
                          api_token=settings.cloudflare_api_token)
     tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url,
                                 redis=redis, client_id=settings.github_client_id)
-    limits = RateLimits(redis=redis, max_wait=settings.rate_limit_wait)
+    limits = RateLimits(redis=redis, max_wait=settings.rate_limit_wait, write_interval=settings.write_interval)
     return Deps(settings=settings, http=http, tokens=tokens, reviewer=StructuredReviewer(client), limits=limits)
 
 
