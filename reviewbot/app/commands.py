@@ -25,25 +25,27 @@ if TYPE_CHECKING:
     from reviewbot.app.setup_pages import SetupPages
 
 
-def setup_for_serve(settings: Settings, host: str, port: int, out: TextIO = sys.stderr) -> SetupPages | None:
+def setup_for_serve(settings: Settings, host: str, port: int, out: TextIO | None = None) -> SetupPages | None:
     """With no App configured, the /setup pages, whose private link is printed."""
     from reviewbot.app.setup_pages import SetupPages
 
     if settings.missing_for_github():
         pages = SetupPages(settings)
         local = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104
-        print(f"No GitHub App yet. Create one in a click: {pages.address(f'http://{local}:{port}')}", file=out)
+        print(f"No GitHub App yet. Create one in a click: {pages.address(f'http://{local}:{port}')}",
+              file=out or sys.stderr)
         return pages
     return None
 
 
 def setup_command(settings: Settings, *, org: str | None, name: str | None, public_url: str | None,
-                  code: str | None, port: int = 0, env_path: Path = Path(".env"), out: TextIO = sys.stdout) -> int:
+                  code: str | None, port: int = 0, env_path: Path = Path(".env"), out: TextIO | None = None) -> int:
     """Create the App: exchange `code`, or serve the setup page on 127.0.0.1 until GitHub calls back."""
     from reviewbot.app.app_api import convert_manifest
     from reviewbot.app.setup import save_app
     from reviewbot.app.setup_pages import SetupPages
 
+    out = out or sys.stdout
     if public_url:
         checked = Settings.from_mapping({"REVIEWBOT_PUBLIC_URL": public_url}).public_url
         settings = dataclasses.replace(settings, public_url=checked)
@@ -92,7 +94,7 @@ def _created(app: CreatedApp, env_path: Path, out: TextIO) -> int:
 
 
 def doctor_command(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env"),
-                   out: TextIO = sys.stdout) -> int:
+                   out: TextIO | None = None) -> int:
     """Print the table of checks; exit status 0 only when nothing failed."""
     from reviewbot.app.doctor import Check, exit_code, render
 
@@ -103,7 +105,7 @@ def doctor_command(environ: Mapping[str, str] | None = None, env_file: Path | No
     else:
         setup_logging(settings.secrets, logging.WARNING)
         checks = asyncio.run(_checks(settings))
-    print(render(checks), file=out)
+    print(render(checks), file=out or sys.stdout)
     return exit_code(checks)
 
 
@@ -116,7 +118,7 @@ async def _checks(settings: Settings) -> list[Check]:
         return await run_checks(settings, http)
 
 
-def redeliver_command(settings: Settings, since: str, dry_run: bool, out: TextIO = sys.stdout) -> int:
+def redeliver_command(settings: Settings, since: str, dry_run: bool, out: TextIO | None = None) -> int:
     from reviewbot.app.app_api import AppApi
     from reviewbot.app.redeliver import parse_since, redeliver
 
@@ -125,7 +127,7 @@ def redeliver_command(settings: Settings, since: str, dry_run: bool, out: TextIO
     async def run() -> int:
         api = AppApi.from_settings(settings)
         try:
-            return await redeliver(api, window, dry_run=dry_run, out=out)
+            return await redeliver(api, window, dry_run=dry_run, out=out or sys.stdout)
         finally:
             api.close()
 
