@@ -24,18 +24,32 @@ def _threads(state: GitHubState, pr: PullRequest) -> list[dict[str, Any]]:
     for comment in state.review_comments[(pr.repo, pr.number)]:
         root = comment.get("in_reply_to_id") or comment["id"]
         if root not in threads:
-            file = pr.current.file(comment["path"])
-            side, line = comment.get("side") or "RIGHT", comment.get("line")
-            # Outdated: a later push moved the line out of the diff (GitHub then reports no line).
-            outdated = comment["commit_id"] != pr.head_sha and (
-                file is None or line is None or file.locate(side, line) is None)
+            outdated = _outdated(state, pr, comment)
             thread_id = f"PRRT_fake{root}"
             threads[root] = {"id": thread_id, "isResolved": thread_id in state.resolved_threads,
-                             "isOutdated": outdated, "path": comment["path"], "line": None if outdated else line,
-                             "comments": {"nodes": []}}
+                             "isOutdated": outdated, "path": comment["path"],
+                             "line": None if outdated else comment.get("line"), "comments": {"nodes": []}}
         threads[root]["comments"]["nodes"].append(
             {"databaseId": comment["id"], "author": {"login": comment["user"]["login"]}, "body": comment["body"]})
     return list(threads.values())
+
+
+def _line(state: GitHubState, repo: str, sha: str, path: str, line: int) -> str | None:
+    lines = (state.commits.get((repo, sha)) or {}).get(path, "").split("\n")
+    return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def _outdated(state: GitHubState, pr: PullRequest, comment: dict[str, Any]) -> bool:
+    """A later push changed the commented line or moved it out of the diff (GitHub then reports no line)."""
+    line, side = comment.get("line"), comment.get("side") or "RIGHT"
+    if comment["commit_id"] == pr.head_sha or line is None:
+        return False
+    file = pr.current.file(comment["path"])
+    if file is None or file.locate(side, line) is None:
+        return True
+    sha = comment["commit_id"] if side == "RIGHT" else pr.base_sha
+    now = pr.head_sha if side == "RIGHT" else pr.base_sha
+    return _line(state, pr.repo, sha, comment["path"], line) != _line(state, pr.repo, now, comment["path"], line)
 
 
 def _list_threads(state: GitHubState, call: Call, variables: dict[str, Any]) -> Reply:
