@@ -56,3 +56,11 @@ async def test_an_oversized_pr_is_rebuilt_exactly_and_says_what_it_could_not_see
     assert unseen == ["data/huge.txt (binary, or too large for GitHub to show)"]
     fetched = {c.path for c in fake_github.requests if "/contents/" in c.path}
     assert fetched == {f"/repos/{REPO}/contents/big.py", f"/repos/{REPO}/contents/data/huge.txt"}
+
+
+async def test_files_beyond_githubs_3000_file_listing_are_reported(port: GitHubPort, fake_github: FakeGitHub) -> None:
+    head = {f"gen/f{i:04d}.txt": f"{i}\n" for i in range(3050)}
+    pr = fake_github.add_pull(REPO, 6, base_files={}, head_files=head)
+    text, unseen = await load_diff(port, REPO, 6, pr["base"]["sha"], pr["head"]["sha"])
+    assert len(parse_diff(text).files) == 3000
+    assert unseen == ["50 files after the first 3,000 (GitHub lists no more)"]

@@ -13,7 +13,10 @@ from reviewbot.errors import GitHubError
 
 log = logging.getLogger(__name__)
 MAX_REBUILT = 200  # files without a patch whose contents we fetch; the rest are reported unseen
-MAX_DIFF_LINES = 50_000  # difflib is quadratic at worst: larger pairs are reported, not diffed
+# difflib is quadratic at worst (~0.35 s for 2,500 lines with every other one changed), so both the size of
+# one file and the lines diffed per pull request are bounded; what is over is reported, not diffed.
+MAX_FILE_LINES = 20_000
+MAX_TOTAL_LINES = 100_000
 NO_NEWLINE = "\\ No newline at end of file\n"
 Blobs = tuple[str | None, str | None]
 
@@ -29,7 +32,9 @@ async def load_diff(port: GitHubPort, repo: str, number: int, base_sha: str,
     files = await port.list_files(repo, number)
     log.info("the diff is too large for GitHub's diff endpoint; rebuilt from the files list",
              extra={"repo": repo, "pr": number, "files": len(files)})
-    unseen = [f"files after the first {MAX_LISTED:,} (GitHub lists no more)"] if len(files) >= MAX_LISTED else []
+    unseen = []
+    if len(files) >= MAX_LISTED and (total := (await port.get_pull(repo, number)).changed_files) > len(files):
+        unseen.append(f"{total - len(files):,} files after the first {len(files):,} (GitHub lists no more)")
     missing = [f for f in files if _needs_blobs(f)]
     unseen += [f"{f['filename']} (no patch from GitHub; over {MAX_REBUILT} such files)" for f in missing[MAX_REBUILT:]]
     blobs = await _fetch_blobs(port, repo, missing[:MAX_REBUILT], base_sha, head_sha)
@@ -41,6 +46,7 @@ def diff_from_files(files: list[dict[str, Any]], blobs: dict[str, Blobs]) -> tup
     """Pure: the git-format diff of the listed files, using `blobs` (path -> (base, head)) where no patch is."""
     parts: list[str] = []
     unseen: list[str] = []
+    budget = MAX_TOTAL_LINES
     for item in files:
         path, old_path = str(item["filename"]), str(item.get("previous_filename") or item["filename"])
         header = _header(str(item.get("status") or "modified"), old_path, path)
@@ -50,7 +56,8 @@ def diff_from_files(files: list[dict[str, Any]], blobs: dict[str, Blobs]) -> tup
         elif path not in blobs:
             parts.append(header)  # a pure rename, an empty file, a mode change: nothing to show
         else:
-            body, why = _blob_diff(item, old_path, path, *blobs[path])
+            body, why, used = _blob_diff(item, old_path, path, *blobs[path], budget=budget)
+            budget -= used
             parts.append(header + body)
             if why:
                 unseen.append(f"{path} ({why})")
@@ -94,20 +101,22 @@ def _markers(item: dict[str, Any], old_path: str, path: str) -> str:
     return f"--- {old}\n+++ {new}\n"
 
 
-def _blob_diff(item: dict[str, Any], old_path: str, path: str, old: str | None, new: str | None) -> tuple[str, str]:
-    """The file's hunks from its two versions, or a binary marker and the reason it stays unseen."""
+def _blob_diff(item: dict[str, Any], old_path: str, path: str, old: str | None, new: str | None, *,
+               budget: int) -> tuple[str, str, int]:
+    """The file's hunks from its two versions (and the lines diffed), or a binary marker and why it stays unseen."""
     status = item.get("status")
+    marker = f"Binary files a/{old_path} and b/{path} differ\n"
     if (old is None and status != "added") or (new is None and status != "removed"):
-        return (f"Binary files a/{old_path} and b/{path} differ\n",
-                "binary, or too large for GitHub to show")
+        return marker, "binary, or too large for GitHub to show", 0
     a, b = _git_lines(old or ""), _git_lines(new or "")
-    if len(a) + len(b) > MAX_DIFF_LINES:
-        return f"Binary files a/{old_path} and b/{path} differ\n", f"over {MAX_DIFF_LINES:,} lines"
+    if len(a) + len(b) > min(MAX_FILE_LINES, budget):
+        too_big = len(a) + len(b) > MAX_FILE_LINES
+        return marker, f"over {MAX_FILE_LINES:,} lines" if too_big else "over the size this review rebuilds", 0
     out = []
     for line in difflib.unified_diff(a, b, "/dev/null" if old is None else f"a/{old_path}",
                                      "/dev/null" if new is None else f"b/{path}", n=3):
         out.append(line if line.endswith("\n") else line + "\n" + NO_NEWLINE)
-    return "".join(out), ""
+    return "".join(out), "", len(a) + len(b)
 
 
 def _git_lines(text: str) -> list[str]:

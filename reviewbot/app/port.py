@@ -34,6 +34,7 @@ class PullInfo:
     author: str
     html_url: str
     state: str
+    changed_files: int = 0
 
 
 class GitHubPort:
@@ -64,7 +65,8 @@ class GitHubPort:
                         base_sha=data["base"]["sha"], head_ref=data["head"]["ref"],
                         base_ref=data["base"]["ref"], draft=bool(data.get("draft")),
                         author=str((data.get("user") or {}).get("login") or ""),
-                        html_url=str(data.get("html_url") or ""), state=str(data.get("state") or "open"))
+                        html_url=str(data.get("html_url") or ""), state=str(data.get("state") or "open"),
+                        changed_files=int(data.get("changed_files") or 0))
 
     async def get_diff(self, repo: str, number: int) -> str:
         """The unified diff; GitHubError with status 406 when GitHub finds it too large (see bigdiff)."""
