@@ -19,8 +19,10 @@ import pytest
 
 from reviewbot.app.app_api import AppApi
 from reviewbot.app.commands import setup_command, setup_for_serve
+from reviewbot.app.setup import webhook_url
 from reviewbot.app.setup_pages import SetupPages
 from reviewbot.cli import main
+from reviewbot.errors import ConfigError
 from reviewbot.settings import Settings
 from reviewbot.webhooks.server import create_app
 from tests.conftest_fakes import APP_ID
@@ -105,6 +107,7 @@ def test_the_callback_writes_a_usable_env_and_the_service_starts_configured(
     for path in (env_file, key_file):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert site.get(f"/setup?key={pages.key}").status_code == 409  # done: restart instead
+    assert site.get(f"/setup/callback?code=code-1&state={state}").status_code == 409
 
     settings = Settings.load({k: v for k, v in bare_env.items() if k != "REVIEWBOT_MODEL"}, env_file)
     assert settings.missing_for_github() == [] and settings.github_app_id == str(APP_ID)
@@ -162,3 +165,12 @@ def test_serve_offers_setup_only_without_an_app(bare_env: dict[str, str], env: d
     pages = setup_for_serve(Settings.from_mapping(bare_env), "0.0.0.0", 8000, out)
     assert pages is not None and f"http://127.0.0.1:8000/setup?key={pages.key}" in out.getvalue()
     assert setup_for_serve(Settings.from_mapping(env), "127.0.0.1", 8000, out) is None
+
+
+def test_addresses_are_validated_and_smee_channels_receive_webhooks_directly() -> None:
+    with pytest.raises(ConfigError, match="REVIEWBOT_PUBLIC_URL"):
+        Settings.from_mapping({"REVIEWBOT_PUBLIC_URL": "bot.example.com"})
+    with pytest.raises(ConfigError, match="GITHUB_URL"):
+        Settings.from_mapping({"GITHUB_URL": "ftp://ghe"})
+    assert webhook_url("https://smee.io/abc123") == "https://smee.io/abc123"
+    assert webhook_url("https://bot.example.com") == "https://bot.example.com/webhooks/github"

@@ -10,6 +10,7 @@ from typing import Any
 
 from reviewbot.app.credentials import Anonymous, AppCredentials
 from reviewbot.app.requester import Requester, RetryPolicy
+from reviewbot.errors import GitHubError
 from reviewbot.settings import Settings
 
 
@@ -77,8 +78,11 @@ async def convert_manifest(api_url: str, code: str) -> CreatedApp:
             what="convert the App manifest", write=False)
     finally:
         requester.close()
-    owner = data.get("owner") or {}
-    return CreatedApp(id=int(data["id"]), slug=str(data["slug"]), name=str(data.get("name") or data["slug"]),
-                      html_url=str(data["html_url"]), client_id=str(data.get("client_id") or ""),
-                      owner=str(owner.get("login") or ""), webhook_secret=str(data["webhook_secret"]),
-                      pem=str(data["pem"]))
+    try:
+        owner = data.get("owner") or {}
+        return CreatedApp(id=int(data["id"]), slug=str(data["slug"]), name=str(data.get("name") or data["slug"]),
+                          html_url=str(data["html_url"]), client_id=str(data.get("client_id") or ""),
+                          owner=str(owner.get("login") or ""), webhook_secret=str(data["webhook_secret"]),
+                          pem=str(data["pem"]))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise GitHubError("convert the App manifest: GitHub's answer lacks the App's id, key or secret") from None

@@ -46,6 +46,8 @@ def setup_command(settings: Settings, *, org: str | None, name: str | None, publ
     from reviewbot.app.setup_pages import SetupPages
 
     out = out or sys.stdout
+    if not settings.missing_for_github():
+        print(f"Note: this replaces the GitHub App configured now (GITHUB_APP_ID={settings.github_app_id}).", file=out)
     if public_url:
         checked = Settings.from_mapping({"REVIEWBOT_PUBLIC_URL": public_url}).public_url
         settings = dataclasses.replace(settings, public_url=checked)

@@ -64,10 +64,10 @@ class SetupPages:
         return [Route("/setup", self.page), Route("/setup/callback", self.callback)]
 
     async def page(self, request: Request) -> HTMLResponse:
-        if self.created is not None:
-            return self._reply(409, html.created(self.created, self.env_path, done_before=True))
         if not secrets.compare_digest(request.query_params.get("key", ""), self.key):
             return self._reply(403, html.message("Use the setup link reviewbot printed when it started."))
+        if self.created is not None:
+            return self._reply(409, html.created(self.created, self.env_path, done_before=True))
         org = request.query_params.get("org", "").strip() or None
         name = request.query_params.get("name", "").strip()[:34] or None
         base = self._base(request)
@@ -84,7 +84,7 @@ class SetupPages:
 
     async def callback(self, request: Request) -> HTMLResponse:
         if self.created is not None:
-            return self._reply(409, html.created(self.created, self.env_path, done_before=True))
+            return self._reply(409, html.message("The GitHub App is already created: restart reviewbot."))
         code, state = request.query_params.get("code", ""), request.query_params.get("state", "")
         if not state or not self.states.take(state):
             return self._reply(400, html.message(
