@@ -1,4 +1,4 @@
-"""The `reviewbot` command: serve, worker, review."""
+"""The `reviewbot` command: serve, worker, review, setup, doctor, redeliver."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from reviewbot.app import commands as app_commands
 from reviewbot.errors import ReviewbotError
 from reviewbot.logs import setup_logging
 from reviewbot.queue.embedded import EmbeddedRedis
@@ -29,14 +30,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     review.add_argument("--head", default="HEAD")
     review.add_argument("--format", choices=["json", "markdown"], default="markdown")
     review.add_argument("--dry-run", action="store_true", help="print the prompt plan; call no model")
+    setup = sub.add_parser("setup", help="create the GitHub App from app.yml and write its settings to .env")
+    setup.add_argument("--org", help="create the App for this organisation (default: your personal account)")
+    setup.add_argument("--name", help="the App's name on GitHub (default: the one in app.yml)")
+    setup.add_argument("--public-url", help="where GitHub sends webhooks (default: REVIEWBOT_PUBLIC_URL)")
+    setup.add_argument("--code", help="finish with the code GitHub's redirect carried, without a browser")
+    setup.add_argument("--port", type=int, default=0, help="local port for GitHub's redirect (default: any)")
+    sub.add_parser("doctor", help="check the configuration, the App's key, Redis and the model")
+    redeliver = sub.add_parser("redeliver", help="ask GitHub to redeliver webhooks that never succeeded")
+    redeliver.add_argument("--since", default="24h", help="how far back to look: 30m, 24h, 7d (default 24h)")
+    redeliver.add_argument("--dry-run", action="store_true", help="only print what would be redelivered")
     args = parser.parse_args(argv)
     try:
+        if args.command == "doctor":
+            return app_commands.doctor_command()
         settings = Settings.load()
         setup_logging(settings.secrets, logging.WARNING if args.command == "review" else logging.INFO)
         if args.command == "serve":
             return serve_command(settings, args.host, args.port)
         if args.command == "worker":
             return worker_command(settings)
+        if args.command == "setup":
+            return app_commands.setup_command(settings, org=args.org, name=args.name, public_url=args.public_url,
+                                              code=args.code, port=args.port)
+        if args.command == "redeliver":
+            return app_commands.redeliver_command(settings, args.since, args.dry_run)
         from reviewbot.cli_review import review_command
 
         return review_command(settings, args.repo, args.base, args.head, args.format, args.dry_run)
@@ -69,7 +87,8 @@ def serve_command(settings: Settings, host: str, port: int) -> int:
     run_worker = embedded is not None and not missing
     if embedded is not None and not run_worker:
         log.warning("the worker is not started until the configuration above is complete")
-    app = create_app(settings, redis_url, run_worker=run_worker)
+    setup = app_commands.setup_for_serve(settings, host, port)
+    app = create_app(settings, redis_url, run_worker=run_worker, setup=setup)
     try:
         uvicorn.run(app, host=host, port=port, log_config=None, timeout_graceful_shutdown=30)
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,7 @@ from reviewbot.inference.pricing import DEFAULT_PRICES, Price, parse_prices
 
 DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.5"
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
+DEFAULT_GITHUB_URL = "https://github.com"
 CLOUDFLARE_BASE = "https://api.cloudflare.com/client/v4/accounts/{account}/ai/v1"
 
 _Get = Callable[[str], str | None]
@@ -55,6 +57,11 @@ class Settings:
     prices: dict[str, Price] = field(default_factory=lambda: dict(DEFAULT_PRICES))
     daily_budget_usd: float | None = None
     daily_budget_tokens: int | None = None
+    github_client_id: str | None = None
+    github_url: str = DEFAULT_GITHUB_URL
+    public_url: str | None = None
+    rate_limit_wait: float = 30.0
+    write_interval: float = 1.0
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
@@ -69,11 +76,12 @@ class Settings:
                 raise ConfigError(f"GITHUB_PRIVATE_KEY_PATH: cannot read {key_path}: {exc.strerror}") from None
         if key is not None:
             key = key.replace("\\n", "\n")  # keys pasted into one-line env vars
+        api_url = _url(get, "GITHUB_API_URL") or DEFAULT_GITHUB_API_URL
         return cls(
             github_app_id=get("GITHUB_APP_ID"),
             github_private_key=key,
             github_webhook_secret=get("GITHUB_WEBHOOK_SECRET"),
-            github_api_url=(get("GITHUB_API_URL") or DEFAULT_GITHUB_API_URL).rstrip("/"),
+            github_api_url=api_url,
             github_token=get("GITHUB_TOKEN"),
             redis_url=get("REDIS_URL"),
             data_dir=Path(get("REVIEWBOT_DATA_DIR") or ".reviewbot"),
@@ -103,6 +111,11 @@ class Settings:
             prices=_prices(get("REVIEWBOT_PRICES")),
             daily_budget_usd=_optional(get, "REVIEWBOT_DAILY_BUDGET_USD"),
             daily_budget_tokens=_int_or_none(_optional(get, "REVIEWBOT_DAILY_BUDGET_TOKENS")),
+            github_client_id=get("GITHUB_CLIENT_ID"),
+            github_url=_url(get, "GITHUB_URL") or _web_url(api_url),
+            public_url=_url(get, "REVIEWBOT_PUBLIC_URL"),
+            rate_limit_wait=_number(get, "REVIEWBOT_RATE_LIMIT_WAIT", 30.0),
+            write_interval=_number(get, "REVIEWBOT_WRITE_INTERVAL", 1.0),
         )
 
     @classmethod
@@ -172,6 +185,24 @@ def _getter(env: Mapping[str, str]) -> _Get:
         return value.strip() if value and value.strip() else None
 
     return get
+
+
+def _url(get: _Get, name: str) -> str | None:
+    raw = get(name)
+    if raw is None:
+        return None
+    parsed = urllib.parse.urlsplit(raw)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ConfigError(f"{name} must be an http(s) URL like https://example.com, got {raw!r}")
+    return raw.rstrip("/")
+
+
+def _web_url(api_url: str) -> str:
+    """github.com for the public API; for GitHub Enterprise Server (`https://HOST/api/v3`), `https://HOST`."""
+    parts = urllib.parse.urlsplit(api_url)
+    if parts.path.rstrip("/").endswith("/api/v3"):
+        return f"{parts.scheme}://{parts.netloc}"
+    return DEFAULT_GITHUB_URL
 
 
 def _number(get: _Get, name: str, default: float) -> float:

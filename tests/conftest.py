@@ -62,6 +62,8 @@ def env(fake_github: FakeGitHub, fake_model: FakeModel, app_keypair: tuple[bytes
         "REVIEWBOT_JOB_TIMEOUT": "60",
         "REVIEWBOT_MODEL_BACKOFF": "0.05",
         "REVIEWBOT_ASYNC_POLL": "0.2",
+        # GitHub wants writes a second apart (the default); test_app_limits checks that, the rest go faster.
+        "REVIEWBOT_WRITE_INTERVAL": "0.05",
     }
 
 

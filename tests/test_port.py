@@ -6,6 +6,7 @@ import pytest
 
 from reviewbot.app.auth import InstallationTokens
 from reviewbot.app.port import GitHubPort
+from reviewbot.app.requester import RetryPolicy
 from reviewbot.errors import GitHubError, GitHubRetryable
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
@@ -17,7 +18,8 @@ from tests.helpers import BASE_CALC, open_pull
 async def port(settings: Settings) -> GitHubPort:
     assert settings.github_app_id and settings.github_private_key
     tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url)
-    return GitHubPort(await tokens.get(INSTALLATION), settings.github_api_url)
+    return GitHubPort(await tokens.get(INSTALLATION), settings.github_api_url,
+                      retry=RetryPolicy(first_s=0.05, max_s=0.1))
 
 
 async def test_reads_a_pull_request_its_diff_and_base_files(port: GitHubPort, fake_github: FakeGitHub) -> None:
@@ -48,8 +50,8 @@ async def test_comments_reactions_and_permissions(port: GitHubPort, fake_github:
 
 async def test_errors_are_translated_to_retryable_and_permanent(port: GitHubPort, fake_github: FakeGitHub) -> None:
     open_pull(fake_github)
-    fake_github.inject("GET", f"/repos/{REPO}/pulls/7", 502, {"message": "Server Error"})
-    with pytest.raises(GitHubRetryable):
+    fake_github.inject("GET", f"/repos/{REPO}/pulls/7", 502, {"message": "Server Error"}, times=3)
+    with pytest.raises(GitHubRetryable):  # the port's own retries are bounded
         await port.get_pull(REPO, 7)
     fake_github.inject("GET", f"/repos/{REPO}/pulls/7", 403,
                        {"message": "You have exceeded a secondary rate limit."}, {"retry-after": "42"})

@@ -3,7 +3,6 @@
 from reviewbot.inference.pricing import Usage
 from reviewbot.review.anchor import Anchored, Placement
 from reviewbot.review.findings import Finding
-from reviewbot.review.publish import check_conclusion, review_payload
 from reviewbot.review.render import ReviewReport, comment_body, neutralize, review_body
 
 
@@ -23,11 +22,11 @@ def test_mentions_images_and_html_are_neutralised_outside_code() -> None:
 
 
 def test_suggestion_fence_survives_backticks_in_the_code() -> None:
-    body = comment_body(Anchored(make(suggestion="x = '```'"), 3, None))
+    body = comment_body(Anchored(make(suggestion="x = '```'"), 3, None), suggestion_ok=True)
     assert "````suggestion\nx = '```'\n````" in body
 
 
-def test_left_side_suggestions_are_plain_code_blocks() -> None:
+def test_suggestions_that_do_not_apply_are_plain_code_blocks() -> None:
     body = comment_body(Anchored(make(side="LEFT", suggestion="y = 1"), 3, None))
     assert "```suggestion" not in body and "```\ny = 1\n```" in body
 
@@ -39,17 +38,7 @@ def report(*findings: Finding) -> ReviewReport:
                             inline=tuple(Anchored(f, f.line, f.start_line) for f in findings), outside=()))
 
 
-def test_review_payload_is_one_request_with_every_comment() -> None:
-    rep = report(make(), make(line=5, start_line=4, title="range"))
-    payload = review_payload(rep, "abc123")
-    assert payload["event"] == "COMMENT" and payload["commit_id"] == "abc123"
-    assert [c["line"] for c in payload["comments"]] == [3, 5]
-    assert payload["comments"][1]["start_line"] == 4 and payload["comments"][1]["start_side"] == "RIGHT"
-    assert "start_line" not in payload["comments"][0]
-    body = review_body(rep)
+def test_review_body_neutralises_the_summary_and_shows_cost_and_cache() -> None:
+    body = review_body(report(make(), make(line=5, start_line=4, title="range")))
     assert "@alice" not in body and "25% cached" in body and "$0.0012" in body
-
-
-def test_conclusion_is_success_only_without_major_findings() -> None:
-    assert check_conclusion(report(make(severity="minor"))) == "success"
-    assert check_conclusion(report(make(severity="major"))) == "neutral"
+    assert "2 inline comments." in body

@@ -1,32 +1,25 @@
-"""The App's identity: RS256 JWTs and a cache of installation tokens."""
+"""The App's identity: RS256 JWTs and installation tokens cached in memory and Redis until near expiry."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from dataclasses import dataclass
 from datetime import datetime
 
-import jwt
-from github import Auth, GithubException
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
-from reviewbot.app.errors import translate
-from reviewbot.app.port import new_github
-from reviewbot.errors import ConfigError
+from reviewbot.app.credentials import AppCredentials, app_jwt
+from reviewbot.app.requester import Requester
 from reviewbot.logs import REDACTOR
 
+__all__ = ["REFRESH_MARGIN", "InstallationToken", "InstallationTokens", "app_jwt"]
 log = logging.getLogger(__name__)
 REFRESH_MARGIN = 300.0  # refresh tokens five minutes before GitHub expires them
-
-
-def app_jwt(app_id: str, private_key: str, now: float | None = None) -> str:
-    """A JWT for the App: iat 60 s in the past for clock drift, exp 9 minutes ahead (GitHub caps it at 10)."""
-    issued = int(now if now is not None else time.time()) - 60
-    try:
-        return jwt.encode({"iat": issued, "exp": issued + 600, "iss": app_id}, private_key, algorithm="RS256")
-    except (ValueError, TypeError) as exc:
-        raise ConfigError("GITHUB_PRIVATE_KEY is not a valid RSA private key in PEM format") from exc
+CACHE_KEY = "reviewbot:installation-token:{app}:{installation}"
 
 
 @dataclass(frozen=True)
@@ -39,37 +32,65 @@ class InstallationToken:
 
 
 class InstallationTokens:
-    """Installation tokens per installation id, kept in memory until five minutes before expiry."""
+    """Installation tokens per installation id; one process asks GitHub, the others find the token in Redis."""
 
-    def __init__(self, app_id: str, private_key: str, api_url: str, *, timeout: int = 30) -> None:
+    def __init__(self, app_id: str, private_key: str, api_url: str, *, timeout: int = 30,
+                 redis: Redis | None = None, client_id: str | None = None) -> None:
         self._app_id = app_id
-        self._key = private_key
+        self._credentials = AppCredentials(client_id or app_id, private_key)
         self._api_url = api_url
         self._timeout = timeout
+        self._redis = redis
         self._cache: dict[int, InstallationToken] = {}
         self._locks: dict[int, asyncio.Lock] = {}
 
     async def get(self, installation_id: int, *, refresh: bool = False) -> str:
-        """A live token; `refresh` forces a new one (after a 401)."""
+        """A live token; `refresh` skips both caches (after GitHub answered 401 to the cached one)."""
         lock = self._locks.setdefault(installation_id, asyncio.Lock())
         async with lock:  # one request per installation even when many jobs start at once
-            cached = self._cache.get(installation_id)
-            if cached and cached.fresh(time.time()) and not refresh:
-                return cached.token
-            token = await asyncio.to_thread(self._fetch, installation_id)
-            self._cache[installation_id] = token
-            REDACTOR.add(token.token)
-            log.info("installation token issued", extra={"installation_id": installation_id})
-            return token.token
+            now = time.time()
+            cached = None if refresh else self._cache.get(installation_id)
+            if not refresh and (cached is None or not cached.fresh(now)):
+                cached = await self._shared(installation_id)
+            if cached is None or not cached.fresh(now):
+                cached = await self._fetch(installation_id)
+                log.info("installation token issued", extra={"installation_id": installation_id})
+                await self._share(installation_id, cached)
+            self._cache[installation_id] = cached
+            REDACTOR.add(cached.token)
+            return cached.token
 
-    def _fetch(self, installation_id: int) -> InstallationToken:
-        gh = new_github(Auth.AppAuthToken(app_jwt(self._app_id, self._key)), self._api_url, self._timeout)
+    def _key(self, installation_id: int) -> str:
+        return CACHE_KEY.format(app=self._app_id, installation=int(installation_id))
+
+    async def _shared(self, installation_id: int) -> InstallationToken | None:
+        if self._redis is None:
+            return None
         try:
-            _, data = gh.requester.requestJsonAndCheck(
-                "POST", f"/app/installations/{int(installation_id)}/access_tokens")
-        except GithubException as exc:
-            raise translate(exc, f"installation token for installation {installation_id}") from None
+            raw = await self._redis.get(self._key(installation_id))
+            data = json.loads(raw) if raw else None
+            return InstallationToken(str(data["token"]), float(data["expires_at"])) if data else None
+        except (RedisError, ValueError, KeyError, TypeError) as exc:
+            log.warning("could not read the shared token cache", extra={"error": type(exc).__name__})
+            return None
+
+    async def _share(self, installation_id: int, token: InstallationToken) -> None:
+        ttl = int(token.expires_at - REFRESH_MARGIN - time.time())
+        if self._redis is None or ttl <= 0:
+            return
+        try:
+            value = json.dumps({"token": token.token, "expires_at": token.expires_at})
+            await self._redis.set(self._key(installation_id), value, ex=ttl)
+        except RedisError as exc:
+            log.warning("could not write the shared token cache", extra={"error": type(exc).__name__})
+
+    async def _fetch(self, installation_id: int) -> InstallationToken:
+        requester = Requester(self._api_url, self._credentials, timeout=self._timeout)
+        try:
+            _, data = await requester.request("POST", f"/app/installations/{int(installation_id)}/access_tokens",
+                                              what=f"installation token for installation {installation_id}",
+                                              write=False, idempotent=True)
         finally:
-            gh.close()
+            requester.close()
         expires = datetime.fromisoformat(str(data["expires_at"]).replace("Z", "+00:00")).timestamp()
         return InstallationToken(token=str(data["token"]), expires_at=expires)

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
+import logging
 import urllib.parse
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from github import Auth, Github, GithubException
-
-from reviewbot.app.errors import translate
+from reviewbot.app.credentials import Credentials, TokenCredentials
+from reviewbot.app.limits import RateLimits
+from reviewbot.app.requester import Requester, RetryPolicy, new_github
+from reviewbot.app.threads import ReviewThread, resolve_thread, review_threads
 from reviewbot.errors import GitHubError
 
-T = TypeVar("T")
+__all__ = ["DIFF_MEDIA_TYPE", "GitHubPort", "PullInfo", "new_github"]
+log = logging.getLogger(__name__)
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
-
-
-def new_github(auth: Auth.Auth, api_url: str, timeout: int = 30) -> Github:
-    """PyGithub with its sleeping retries and write spacing off: our job queue decides when to retry."""
-    return Github(auth=auth, base_url=api_url, timeout=timeout, retry=None,
-                  seconds_between_requests=None, seconds_between_writes=None)
+MAX_LISTED = 3000  # GitHub lists at most 3,000 files of a pull request
 
 
 @dataclass(frozen=True)
@@ -39,46 +35,45 @@ class PullInfo:
     html_url: str
     state: str
     labels: tuple[str, ...] = ()
+    changed_files: int = 0
 
 
 class GitHubPort:
-    """Everything reviewbot asks of GitHub for one installation; no PyGithub type leaks out."""
+    """Everything reviewbot asks of GitHub for one installation; no PyGithub type leaks out.
 
-    def __init__(self, token: str, api_url: str, *, timeout: int = 30) -> None:
-        self._gh = new_github(Auth.Token(token), api_url, timeout)
+    `credentials` is an installation (refreshed once on a 401) or a plain token; `limits` is shared by
+    every port of the process so rate limits and write spacing hold per installation, not per job.
+    """
+
+    def __init__(self, credentials: str | Credentials, api_url: str, *, timeout: int = 30,
+                 limits: RateLimits | None = None, retry: RetryPolicy | None = None) -> None:
+        creds = TokenCredentials(credentials) if isinstance(credentials, str) else credentials
+        self._http = Requester(api_url, creds, limits=limits, retry=retry, timeout=timeout)
 
     def close(self) -> None:
-        self._gh.close()
+        self._http.close()
 
-    async def _call(self, what: str, fn: Callable[[], T]) -> T:
-        def guarded() -> T:
-            try:
-                return fn()
-            except GithubException as exc:
-                raise translate(exc, what) from None
+    async def _get(self, what: str, url: str, **kw: Any) -> Any:
+        return (await self._http.request("GET", url, what=what, **kw))[1]
 
-        return await asyncio.to_thread(guarded)
-
-    def _json(self, verb: str, url: str, *, body: Any = None, headers: dict[str, str] | None = None,
-              params: dict[str, Any] | None = None) -> Any:
-        _, data = self._gh.requester.requestJsonAndCheck(verb, url, parameters=params, headers=headers,
-                                                         input=body)
-        return data
+    async def _send(self, verb: str, what: str, url: str, body: Any, **kw: Any) -> Any:
+        return (await self._http.request(verb, url, what=what, body=body, **kw))[1]
 
     async def get_pull(self, repo: str, number: int) -> PullInfo:
-        data = await self._call(f"GET pull {repo}#{number}",
-                                lambda: self._json("GET", f"/repos/{_q(repo)}/pulls/{int(number)}"))
+        data = await self._get(f"GET pull {repo}#{number}", f"/repos/{_q(repo)}/pulls/{int(number)}")
         return PullInfo(number=int(data["number"]), title=str(data.get("title") or ""),
                         body=str(data.get("body") or ""), head_sha=data["head"]["sha"],
                         base_sha=data["base"]["sha"], head_ref=data["head"]["ref"],
                         base_ref=data["base"]["ref"], draft=bool(data.get("draft")),
                         author=str((data.get("user") or {}).get("login") or ""),
                         html_url=str(data.get("html_url") or ""), state=str(data.get("state") or "open"),
-                        labels=tuple(str(lb.get("name")) for lb in data.get("labels") or [] if isinstance(lb, dict)))
+                        labels=tuple(str(lb.get("name")) for lb in data.get("labels") or [] if isinstance(lb, dict)),
+                        changed_files=int(data.get("changed_files") or 0))
 
     async def get_diff(self, repo: str, number: int) -> str:
-        data = await self._call(f"GET diff {repo}#{number}", lambda: self._json(
-            "GET", f"/repos/{_q(repo)}/pulls/{int(number)}", headers={"Accept": DIFF_MEDIA_TYPE}))
+        """The unified diff; GitHubError with status 406 when GitHub finds it too large (see bigdiff)."""
+        data = await self._get(f"GET diff {repo}#{number}", f"/repos/{_q(repo)}/pulls/{int(number)}",
+                               headers={"Accept": DIFF_MEDIA_TYPE})
         # PyGithub wraps a non-JSON body as {"data": text}; an empty diff comes back as None.
         return str(data.get("data") or "") if isinstance(data, dict) else ""
 
@@ -86,14 +81,13 @@ class GitHubPort:
         """A file's text at `ref`; None when it does not exist there, is binary or is over 1 MB."""
         url = f"/repos/{_q(repo)}/contents/{urllib.parse.quote(path)}"
         try:
-            data = await self._call(f"GET {path}@{ref[:12] or 'default'}",
-                                    lambda: self._json("GET", url, params={"ref": ref} if ref else None))
+            data = await self._get(f"GET {path}@{ref[:12] or 'default'}", url, params={"ref": ref} if ref else None)
         except GitHubError as exc:
             if exc.status == 404:
                 return None
             raise
         if not isinstance(data, dict) or data.get("encoding") != "base64":
-            return None
+            return None  # a directory, or "encoding": "none" for files over 1 MB
         try:
             raw = base64.b64decode(str(data.get("content") or ""))
         except binascii.Error:
@@ -102,35 +96,47 @@ class GitHubPort:
             return None
         return raw.decode("utf-8", errors="replace")
 
+    async def list_tree(self, repo: str, ref: str) -> list[str]:
+        """Paths of every file at `ref` (GitHub truncates trees over 100,000 entries; a warning says so)."""
+        data = await self._get(f"GET tree {repo}@{ref[:12]}", f"/repos/{_q(repo)}/git/trees/{urllib.parse.quote(ref)}",
+                               params={"recursive": "1"})
+        if data.get("truncated"):
+            log.warning("the repository tree is truncated", extra={"repo": repo})
+        return [str(e["path"]) for e in data.get("tree") or [] if e.get("type") == "blob"]
+
     async def create_check_run(self, repo: str, body: dict[str, Any]) -> int:
-        data = await self._call(f"POST check run {repo}",
-                                lambda: self._json("POST", f"/repos/{_q(repo)}/check-runs", body=body))
+        data = await self._send("POST", f"POST check run {repo}", f"/repos/{_q(repo)}/check-runs", body)
         return int(data["id"])
 
     async def update_check_run(self, repo: str, check_run_id: int, body: dict[str, Any]) -> None:
-        await self._call(f"PATCH check run {check_run_id}", lambda: self._json(
-            "PATCH", f"/repos/{_q(repo)}/check-runs/{int(check_run_id)}", body=body))
+        await self._send("PATCH", f"PATCH check run {check_run_id}",
+                         f"/repos/{_q(repo)}/check-runs/{int(check_run_id)}", body)
 
     async def create_review(self, repo: str, number: int, body: dict[str, Any]) -> int:
-        data = await self._call(f"POST review {repo}#{number}", lambda: self._json(
-            "POST", f"/repos/{_q(repo)}/pulls/{int(number)}/reviews", body=body))
+        """Post one review; after an ambiguous failure (5xx) it looks for the review before posting again."""
+        async def posted() -> dict[str, Any] | None:
+            return next((r for r in await self.list_reviews(repo, number)
+                         if r.get("commit_id") == body.get("commit_id") and r.get("body") == body.get("body")), None)
+
+        data = await self._send("POST", f"POST review {repo}#{number}",
+                                f"/repos/{_q(repo)}/pulls/{int(number)}/reviews", body, recover=posted)
         return int(data["id"])
 
     async def commit_parents(self, repo: str, sha: str) -> list[str]:
-        data = await self._call(f"GET commit {sha[:12]}", lambda: self._json(
-            "GET", f"/repos/{_q(repo)}/commits/{urllib.parse.quote(sha, safe='')}"))
+        data = await self._get(f"GET commit {sha[:12]}",
+                               f"/repos/{_q(repo)}/commits/{urllib.parse.quote(sha, safe='')}")
         return [str(p["sha"]) for p in data.get("parents") or []]
 
     async def compare_diff(self, repo: str, base: str, head: str) -> str:
         """The diff between two commits (what a push changed), for incremental reviews."""
         spec = f"{urllib.parse.quote(base, safe='')}...{urllib.parse.quote(head, safe='')}"
-        data = await self._call(f"GET compare {base[:7]}...{head[:7]}", lambda: self._json(
-            "GET", f"/repos/{_q(repo)}/compare/{spec}", headers={"Accept": DIFF_MEDIA_TYPE}))
+        data = await self._get(f"GET compare {base[:7]}...{head[:7]}", f"/repos/{_q(repo)}/compare/{spec}",
+                               headers={"Accept": DIFF_MEDIA_TYPE})
         return str(data.get("data") or "") if isinstance(data, dict) else ""
 
     async def reply_to_review_comment(self, repo: str, number: int, comment_id: int, body: str) -> None:
-        await self._call(f"POST reply {comment_id}", lambda: self._json(
-            "POST", f"/repos/{_q(repo)}/pulls/{int(number)}/comments/{int(comment_id)}/replies", body={"body": body}))
+        await self._send("POST", f"POST reply {comment_id}",
+                         f"/repos/{_q(repo)}/pulls/{int(number)}/comments/{int(comment_id)}/replies", {"body": body})
 
     async def list_reviews(self, repo: str, number: int) -> list[dict[str, Any]]:
         return await self._pages(f"GET reviews {repo}#{number}", f"/repos/{_q(repo)}/pulls/{int(number)}/reviews")
@@ -144,51 +150,52 @@ class GitHubPort:
         return await self._pages(f"GET files {repo}#{number}", f"/repos/{_q(repo)}/pulls/{int(number)}/files")
 
     async def create_issue_comment(self, repo: str, number: int, body: str) -> int:
-        data = await self._call(f"POST comment {repo}#{number}", lambda: self._json(
-            "POST", f"/repos/{_q(repo)}/issues/{int(number)}/comments", body={"body": body}))
+        data = await self._send("POST", f"POST comment {repo}#{number}",
+                                f"/repos/{_q(repo)}/issues/{int(number)}/comments", {"body": body})
         return int(data["id"])
 
     async def list_issue_comments(self, repo: str, number: int) -> list[dict[str, Any]]:
         return await self._pages(f"GET comments {repo}#{number}", f"/repos/{_q(repo)}/issues/{int(number)}/comments")
 
     async def add_reaction(self, repo: str, comment_id: int, content: str = "eyes") -> None:
-        await self._call(f"POST reaction {comment_id}", lambda: self._json(
-            "POST", f"/repos/{_q(repo)}/issues/comments/{int(comment_id)}/reactions", body={"content": content}))
+        # Reacting twice is harmless (GitHub answers 200 for an existing reaction), so it may be retried.
+        await self._send("POST", f"POST reaction {comment_id}",
+                         f"/repos/{_q(repo)}/issues/comments/{int(comment_id)}/reactions", {"content": content},
+                         idempotent=True)
 
     async def permission(self, repo: str, user: str) -> str:
         """The user's permission on the repository: admin, maintain, write, triage, read or none."""
         try:
-            data = await self._call(f"GET permission {user}", lambda: self._json(
-                "GET", f"/repos/{_q(repo)}/collaborators/{urllib.parse.quote(user, safe='')}/permission"))
+            data = await self._get(f"GET permission {user}",
+                                   f"/repos/{_q(repo)}/collaborators/{_q1(user)}/permission")
         except GitHubError as exc:
             if exc.status == 404:
                 return "none"
             raise
         return str(data.get("role_name") or data.get("permission") or "none")
 
-    async def _pages(self, what: str, url: str, limit: int = 3000) -> list[dict[str, Any]]:
+    async def review_threads(self, repo: str, number: int) -> list[ReviewThread]:
+        """Every review thread of the PR with its resolved/outdated state (GraphQL)."""
+        return await review_threads(self._http, repo, number)
+
+    async def resolve_thread(self, thread_id: str) -> bool:
+        """Resolve a review thread by its node id (GraphQL `resolveReviewThread`)."""
+        return await resolve_thread(self._http, thread_id)
+
+    async def _pages(self, what: str, url: str, limit: int = MAX_LISTED) -> list[dict[str, Any]]:
         """Follow `Link: rel="next"` pages (100 per page) up to `limit` items."""
-        def fetch() -> list[dict[str, Any]]:
-            items: list[dict[str, Any]] = []
-            next_url: str | None = url
-            params: dict[str, Any] | None = {"per_page": 100}
-            while next_url and len(items) < limit:
-                headers, data = self._gh.requester.requestJsonAndCheck("GET", next_url, parameters=params)
-                items.extend(data if isinstance(data, list) else [])
-                next_url, params = _next_link(headers.get("link", "")), None
-            return items[:limit]
-
-        return await self._call(what, fetch)
+        items: list[dict[str, Any]] = []
+        async for page in self._http.pages(url, what=what):
+            items.extend(page)
+            if len(items) >= limit:
+                break
+        return items[:limit]
 
 
-def _next_link(header: str) -> str | None:
-    for part in header.split(","):
-        section = part.split(";")
-        if len(section) > 1 and any(p.strip() == 'rel="next"' for p in section[1:]):
-            return section[0].strip().strip("<>")
-    return None
+def _q1(part: str) -> str:
+    return urllib.parse.quote(part, safe="")
 
 
 def _q(repo: str) -> str:
     owner, _, name = repo.partition("/")
-    return f"{urllib.parse.quote(owner, safe='')}/{urllib.parse.quote(name, safe='')}"
+    return f"{_q1(owner)}/{_q1(name)}"

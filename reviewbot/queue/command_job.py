@@ -27,7 +27,7 @@ async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, n
     deps: Deps = ctx["deps"]
     redis = ctx["redis"]
     job_id = str(ctx.get("job_id") or keys.command_job_id(repo, comment_id))
-    port = deps.port(await deps.tokens.get(installation_id))
+    port = deps.installation_port(installation_id)
     try:
         await port.add_reaction(repo, comment_id, "eyes")  # heard, before anything slow
         if not trusted and await port.permission(repo, author) not in MAY_SPEND:
@@ -35,7 +35,7 @@ async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, n
                 await port.create_issue_comment(repo, number, NOT_ALLOWED)
             log.info("command refused: no write access", extra={"repo": repo, "pr": number})
             return {"outcome": "not allowed"}
-        outcome = await _run(port, redis, installation_id, repo, number, verb, name)
+        outcome = await _run(port, redis, installation_id, repo, number, verb, name, job_id)
         await retries.forget(redis, job_id)
         return outcome
     except Retry:
@@ -52,7 +52,7 @@ async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, n
 
 
 async def _run(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, verb: str,
-               name: str) -> dict[str, Any]:
+               name: str, job_id: str) -> dict[str, Any]:
     if verb in ("review", "full review"):
         pull = await port.get_pull(repo, number)
         if pull.state != "open":
@@ -60,7 +60,7 @@ async def _run(port: GitHubPort, redis: Any, installation_id: int, repo: str, nu
             return {"outcome": "closed"}
         await redis.set(keys.latest_key(repo, number), pull.head_sha, ex=keys.STATE_TTL)
         new = await enqueue_review(redis, installation_id, repo, number, pull.head_sha, trigger="comment",
-                                   full=verb == "full review")
+                                   full=verb == "full review", run=f"comment-{job_id}")
         return {"outcome": "queued" if new else "already queued", "sha": pull.head_sha}
     if verb == "pause":
         await redis.set(keys.paused_key(repo, number), "1", ex=keys.STATE_TTL)

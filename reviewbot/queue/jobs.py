@@ -9,15 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 from arq import Retry
 
+from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
+from reviewbot.queue.publisher import publish
 from reviewbot.review.config import CONFIG_PATH, LoadedConfig, guidance_text, parse_config, raw_mapping
 from reviewbot.review.diff import ParsedDiff, parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id, run_review
-from reviewbot.queue.publisher import publish
 
 if TYPE_CHECKING:
     from reviewbot.queue.worker import Deps
@@ -44,7 +45,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         return {"outcome": "superseded"}
     if trigger in AUTOMATIC and await redis.exists(keys.paused_key(repo, number)):
         return {"outcome": "paused"}
-    port = deps.port(await deps.tokens.get(installation_id))
+    port = deps.installation_port(installation_id)
     check = CheckRun(port, redis, repo, head_sha, number)
     try:
         pull = await port.get_pull(repo, number)
@@ -161,7 +162,8 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
                              "the app to review again.")
         return {"outcome": "skipped", "reason": "update branch"}
     loaded = await load_config(port, repo, pull.base_ref)
-    diff = parse_diff(await port.get_diff(repo, number))
+    diff_text, unseen = await load_diff(port, repo, number, pull.base_sha, pull.head_sha)
+    diff = parse_diff(diff_text)
     base_files = await _base_files(port, repo, pull, diff)
     review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files=base_files,
                                affinity=affinity_id("pr", job.installation_id, repo, number),
@@ -174,7 +176,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
         return {"outcome": "superseded"}
     outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
                             config=loaded.config, run_id=job.run, full=full,
-                            config_errors=tuple(loaded.errors))
+                            config_errors=tuple(loaded.errors), unseen=tuple(unseen))
     return {**outcome, "usage": result.report.usage.as_json()}
 
 

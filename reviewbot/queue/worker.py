@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -12,7 +12,9 @@ from arq.connections import RedisSettings
 from arq.worker import func
 
 from reviewbot.app.auth import InstallationTokens
+from reviewbot.app.credentials import InstallationCredentials
 from reviewbot.app.identity import remember_slug
+from reviewbot.app.limits import RateLimits
 from reviewbot.app.port import GitHubPort
 from reviewbot.inference.budget import DailyBudget
 from reviewbot.inference.client import ModelClient
@@ -39,9 +41,15 @@ class Deps:
     slots: InstallationSlots
     budget: DailyBudget
     redis: Any
+    limits: RateLimits = field(default_factory=RateLimits)
 
     def port(self, token: str) -> GitHubPort:
-        return GitHubPort(token, self.settings.github_api_url)
+        return GitHubPort(token, self.settings.github_api_url, limits=self.limits)
+
+    def installation_port(self, installation_id: int) -> GitHubPort:
+        """A port that fetches (and after a 401 refreshes) the installation's token itself."""
+        credentials = InstallationCredentials(self.tokens, installation_id)
+        return GitHubPort(credentials, self.settings.github_api_url, limits=self.limits)
 
     def reviewer(self, scope: str, tools: Tools | None = None) -> StructuredReviewer:
         """A reviewer for one job: its memo lets a re-run job replay answers that came through the queue."""
@@ -61,11 +69,13 @@ def build_deps(settings: Settings, redis: Any, transport: httpx.AsyncBaseTranspo
     http = httpx.AsyncClient(timeout=timeout, transport=transport,
                              limits=httpx.Limits(max_connections=100, max_keepalive_connections=20))
     bucket = RequestBucket(redis, settings.chat_base_url, settings.model_rpm)
-    tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url)
+    tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url,
+                                redis=redis, client_id=settings.github_client_id)
+    limits = RateLimits(redis=redis, max_wait=settings.rate_limit_wait, write_interval=settings.write_interval)
     slots = InstallationSlots(redis, settings.installation_concurrency, lease_s=settings.job_timeout + 60)
     budget = DailyBudget(redis, settings.daily_budget_usd, settings.daily_budget_tokens)
     return Deps(settings=settings, http=http, tokens=tokens, client=model_client(settings, http, bucket),
-                slots=slots, budget=budget, redis=redis)
+                slots=slots, budget=budget, redis=redis, limits=limits)
 
 
 def model_client(settings: Settings, http: httpx.AsyncClient, bucket: RequestBucket | None = None) -> ModelClient:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from reviewbot.review.diff import ParsedDiff
 from reviewbot.review.findings import SEVERITY_RANK, Finding
 
-
 SNAP_DISTANCE = 5  # a finding this close to a hunk is placed on its nearest line, with a note
 
 

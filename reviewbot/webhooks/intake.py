@@ -48,13 +48,14 @@ class Intake:
         if guid:
             await self.pool.delete(keys.delivery_key(guid))
 
-    async def store(self, decision: Decision) -> Outcome:
+    async def store(self, decision: Decision, delivery: str = "") -> Outcome:
+        """`delivery` names the request, so a crashed job re-run never posts twice but a new request does."""
         if isinstance(decision, ReviewRequest):
             await self.pool.set(keys.latest_key(decision.repo, decision.number), decision.head_sha,
                                 ex=keys.STATE_TTL)
             return await self._review(decision.installation_id, decision.repo, decision.number, decision.head_sha,
                                       trigger=decision.trigger, full=decision.full, draft=decision.draft,
-                                      before=decision.before)
+                                      before=decision.before, run=delivery)
         if isinstance(decision, Closed):
             await self.pool.set(keys.latest_key(decision.repo, decision.number), "closed", ex=keys.STATE_TTL)
             return Outcome(202, {"status": "cancelled", "reason": "pull request closed"})
@@ -62,7 +63,8 @@ class Intake:
             if not decision.numbers:
                 return Outcome(202, {"status": "ignored", "reason": "no pull request for this check"})
             outcomes = [await self._review(decision.installation_id, decision.repo, n, decision.head_sha,
-                                           trigger="rerun", full=decision.full) for n in decision.numbers]
+                                           trigger="rerun", full=decision.full, run=delivery)
+                        for n in decision.numbers]
             return outcomes[0]
         if isinstance(decision, CommentCommand):
             job_id = keys.command_job_id(decision.repo, decision.comment_id)
@@ -74,8 +76,8 @@ class Intake:
         return Outcome(202, {"status": "ignored"})
 
     async def _review(self, installation_id: int, repo: str, number: int, head_sha: str, *, trigger: str,
-                      full: bool = False, draft: bool = False, before: str | None = None) -> Outcome:
+                      full: bool = False, draft: bool = False, before: str | None = None, run: str = "") -> Outcome:
         new = await enqueue_review(self.pool, installation_id, repo, number, head_sha, trigger=trigger, full=full,
-                                   draft=draft, before=before)
+                                   draft=draft, before=before, run=run)
         return Outcome(202, {"status": "queued" if new else "already queued",
                              "job_id": keys.review_job_id(repo, number, head_sha)})

@@ -7,7 +7,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arq import create_pool
 from redis.exceptions import RedisError
@@ -24,6 +24,9 @@ from reviewbot.webhooks.events import Accepted, Ignored, PayloadError, Ping, dec
 from reviewbot.webhooks.intake import Intake
 from reviewbot.webhooks.signature import verify
 
+if TYPE_CHECKING:
+    from reviewbot.app.setup_pages import SetupPages
+
 log = logging.getLogger(__name__)
 MAX_BODY = 25 * 1024 * 1024  # GitHub never sends more than 25 MB
 
@@ -33,7 +36,7 @@ class BodyTooLarge(Exception):
 
 
 def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
-               worker_ctx: dict[str, Any] | None = None) -> Starlette:
+               worker_ctx: dict[str, Any] | None = None, setup: SetupPages | None = None) -> Starlette:
     """The web app; with `run_worker` the arq worker runs in this process too (the embedded, one-command mode)."""
 
     @contextlib.asynccontextmanager
@@ -74,6 +77,8 @@ def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
 
     routes = [Route("/", index), Route("/healthz", healthz),
               Route("/webhooks/github", webhook, methods=["POST"])]
+    if setup is not None:  # no App configured yet: the one-click setup pages
+        routes += setup.routes()
     return Starlette(routes=routes, lifespan=lifespan)
 
 
@@ -114,7 +119,7 @@ async def receive(request: Request, settings: Settings, intake: Intake) -> Respo
         if not await intake.first_delivery(delivery):
             return JSONResponse({"status": "duplicate", "delivery": delivery})
         try:
-            outcome = await intake.store(decision)
+            outcome = await intake.store(decision, delivery)
         except (RedisError, OSError):
             await intake.forget_delivery(delivery)  # so GitHub's redelivery is accepted later
             raise

@@ -20,8 +20,17 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tests.fakes import github_auth, github_checks, github_issues, github_repos, github_reviews
+from tests.fakes import (
+    github_apps,
+    github_auth,
+    github_checks,
+    github_graphql,
+    github_issues,
+    github_repos,
+    github_reviews,
+)
 from tests.fakes.diffs import git_diff
 from tests.fakes.github_core import JSON_MEDIA, ApiError, Call, Identity, Reply, not_found, now_iso
 from tests.fakes.github_state import (
@@ -36,7 +45,7 @@ from tests.fakes.github_state import (
 )
 
 Handler = Callable[[GitHubState, Call], Reply]
-AuthKind = Literal["jwt", "token"]
+AuthKind = Literal["jwt", "token", "none"]
 
 _REPO = "/repos/{owner}/{repo}"
 _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
@@ -45,6 +54,11 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", "/app/installations/{installation_id}", "jwt", github_auth.get_installation),
     ("POST", "/app/installations/{installation_id}/access_tokens", "jwt", github_auth.create_access_token),
     ("GET", f"{_REPO}/installation", "jwt", github_auth.get_repo_installation),
+    ("GET", "/app/hook/deliveries", "jwt", github_apps.list_deliveries),
+    ("POST", "/app/hook/deliveries/{delivery_id}/attempts", "jwt", github_apps.redeliver),
+    ("POST", "/app-manifests/{code}/conversions", "none", github_apps.convert_manifest),
+    ("POST", "/graphql", "token", github_graphql.graphql),
+    ("GET", f"{_REPO}/git/trees/{{ref:path}}", "token", github_repos.get_tree),
     ("GET", _REPO, "token", github_repos.get_repo),
     ("GET", f"{_REPO}/pulls/{{number}}", "token", github_repos.get_pull),
     ("GET", f"{_REPO}/pulls/{{number}}/files", "token", github_repos.list_pull_files),
@@ -193,6 +207,41 @@ class FakeGitHub(GitHubState):
         with self.lock:
             return github_issues.add_comment(self, repo, number, body, author)
 
+    def add_delivery(self, guid: str, status_code: int, *, event: str = "pull_request",
+                     action: str | None = "opened", delivered_at: str | None = None,
+                     redelivery: bool = False) -> dict[str, Any]:
+        """One attempt at delivering webhook `guid` (status_code 0: GitHub could not connect)."""
+        with self.lock:
+            return github_apps.add_delivery(self, guid, status_code, event=event, action=action,
+                                            delivered_at=delivered_at, redelivery=redelivery)
+
+    def add_manifest_code(self, code: str, private_key_pem: bytes) -> None:
+        """What GitHub's redirect after "Create GitHub App" carries; converting it returns this App and key."""
+        with self.lock:
+            self.manifest_codes[code] = private_key_pem
+
+    def timed_requests(self, method: str = "*", path_regex: str = ".*") -> list[tuple[float, RecordedCall]]:
+        """(arrival time, request) of the recorded requests that match."""
+        pattern = re.compile(path_regex)
+        with self.lock:
+            return [(at, call) for at, call in zip(self.request_times, self.requests, strict=True)
+                    if method in ("*", call.method) and pattern.fullmatch(call.path)]
+
+    @property
+    def enterprise_app(self) -> ASGIApp:
+        """This API as GitHub Enterprise Server serves it: REST under /api/v3, GraphQL at /api/graphql.
+        Serve it and set `base_url` to `{served}/api/v3` for as long as a test uses it."""
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "http":
+                path = str(scope["path"])
+                path = "/graphql" if path == "/api/graphql" else (
+                    path.removeprefix("/api/v3") if path.startswith("/api/v3/") else "/not-enterprise" + path)
+                scope = {**scope, "path": path, "raw_path": path.encode()}
+            await self.app(scope, receive, send)
+
+        return app
+
     def expire_tokens(self) -> None:
         """Every installation token issued so far now answers 401 Bad credentials."""
         with self.lock:
@@ -207,11 +256,15 @@ class FakeGitHub(GitHubState):
         body: dict[str, Any] | str | None = None,
         headers: dict[str, str] | None = None,
         times: int = 1,
+        *,
+        after: bool = False,
     ) -> None:
         """Answer the next `times` requests whose method matches (`*` for any) and whose whole path
-        matches `path_regex` with this response instead of the real one."""
+        matches `path_regex` with this response instead of the real one; with `after`, the request is
+        processed first (a write that happened although the client saw an error)."""
         with self.lock:
-            self.faults.append(Fault(method.upper(), re.compile(path_regex), status, body, dict(headers or {}), times))
+            self.faults.append(
+                Fault(method.upper(), re.compile(path_regex), status, body, dict(headers or {}), times, after))
 
     # ----- request handling ----------------------------------------------------------------------
 
@@ -232,6 +285,8 @@ class FakeGitHub(GitHubState):
         return None
 
     def _authenticate(self, request: Request, auth: AuthKind) -> Identity:
+        if auth == "none":
+            return Identity(kind="anonymous", rate_key="anonymous")
         if auth == "jwt":
             return github_auth.app_identity(self, request.headers)
         params = request.path_params
@@ -241,6 +296,7 @@ class FakeGitHub(GitHubState):
     def _dispatch(self, request: Request, raw: bytes, auth: AuthKind, handler: Handler | None) -> Response:
         method, path = request.method, request.url.path
         self.requests.append(RecordedCall(method, path, dict(request.query_params), _redacted_headers(request)))
+        self.request_times.append(time.time())
         identity = Identity(kind="anonymous", rate_key="anonymous")
         auth_error: ApiError | None = None
         try:
@@ -249,12 +305,8 @@ class FakeGitHub(GitHubState):
             auth_error = error
         rate_headers, exhausted = self._charge(identity)
         fault = self._take_fault(method, path)
-        if fault is not None:
-            if isinstance(fault.body, str):
-                reply = Reply(fault.status, text=fault.body, media_type="text/plain", headers=fault.headers)
-            else:
-                reply = Reply(fault.status, fault.body, headers=fault.headers)
-            return self._response(reply, rate_headers)
+        if fault is not None and not fault.after:
+            return self._fault_response(fault, rate_headers)
         try:
             if handler is None:
                 raise not_found()
@@ -275,6 +327,15 @@ class FakeGitHub(GitHubState):
             reply = handler(self, call)
         except ApiError as error:
             reply = Reply(error.status, error.body(), headers=error.headers)
+        if fault is not None:
+            return self._fault_response(fault, rate_headers)
+        return self._response(reply, rate_headers)
+
+    def _fault_response(self, fault: Fault, rate_headers: dict[str, str]) -> Response:
+        if isinstance(fault.body, str):
+            reply = Reply(fault.status, text=fault.body, media_type="text/plain", headers=fault.headers)
+        else:
+            reply = Reply(fault.status, fault.body, headers=fault.headers)
         return self._response(reply, rate_headers)
 
     @staticmethod

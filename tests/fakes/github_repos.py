@@ -13,6 +13,7 @@ MAX_DIFF_FILES = 300
 MAX_DIFF_LINES = 20_000
 MAX_LISTED_FILES = 3000
 MAX_PATCH_LINES = 3000
+MAX_BASE64_BYTES = 1024 * 1024  # larger files come back with "encoding": "none" unless asked for raw
 _DIFF_MEDIA = ("application/vnd.github.diff", "application/vnd.github.v3.diff")
 _RAW_MEDIA = ("application/vnd.github.raw", "application/vnd.github.v3.raw")
 _TEXT_MEDIA = "text/plain; charset=utf-8"
@@ -169,7 +170,9 @@ def _content_entry(state: GitHubState, repo: str, sha: str, path: str, content: 
         "git_url": state.api(f"/repos/{repo}/git/blobs/{blob}"),
         "download_url": f"https://raw.githubusercontent.com/{repo}/{sha}/{path}",
     }
-    if content is not None:
+    if content is not None and len(data) > MAX_BASE64_BYTES:
+        entry.update(encoding="none", content="")
+    elif content is not None:
         entry.update(encoding="base64", content=_base64_lines(data))
     return entry
 
@@ -189,6 +192,24 @@ def get_contents(state: GitHubState, call: Call) -> Reply:
         raise not_found()
     entries = [_content_entry(state, call.repo, sha or "", child, files.get(child)) for child in children]
     return Reply(json=entries)
+
+
+def get_tree(state: GitHubState, call: Call) -> Reply:
+    """`git/trees/{sha}`: top-level entries, or every file and directory with `recursive`."""
+    sha = state.resolve_ref(call.repo, call.params["ref"])
+    if sha is None:
+        raise not_found()
+    files = state.commits.get((call.repo, sha), {})
+    recursive = call.query.get("recursive") not in (None, "", "0", "false")
+    dirs = {"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)}
+    entries = [{"path": p, "mode": "100644", "type": "blob", "sha": git_blob_sha(c), "size": len(c.encode())}
+               for p, c in files.items()]
+    entries += [{"path": d, "mode": "040000", "type": "tree", "sha": content_sha("tree", sha, d)} for d in dirs]
+    if not recursive:
+        entries = [e for e in entries if "/" not in e["path"]]
+    tree = sorted(entries, key=lambda e: e["path"])
+    return Reply(json={"sha": content_sha("tree", sha), "url": state.api(f"/repos/{call.repo}/git/trees/{sha}"),
+                       "tree": tree, "truncated": False})
 
 
 def get_commit(state: GitHubState, call: Call) -> Reply:

@@ -65,6 +65,7 @@ class Fault:
     body: dict[str, Any] | str | None
     headers: dict[str, str]
     remaining: int
+    after: bool = False  # run the real endpoint first, then answer with the fault (a write that went through)
 
 
 @dataclass
@@ -157,9 +158,16 @@ class GitHubState:
             self.issue_comments: defaultdict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
             self.reactions: defaultdict[int, list[dict[str, Any]]] = defaultdict(list)
             self.requests: list[RecordedCall] = []
+            self.request_times: list[float] = []  # epoch seconds of arrival, parallel to `requests`
             self.faults: list[Fault] = []
             self.rate_windows: dict[str, RateWindow] = {}
             self.rate_limit = 5000
+            # The App's webhook deliveries (newest last), redelivery requests and manifest codes.
+            self.deliveries: list[dict[str, Any]] = []
+            self.redelivered: list[int] = []
+            self.redelivery_status: tuple[int, str] = (202, "OK")
+            self.manifest_codes: dict[str, bytes] = {}
+            self.resolved_threads: set[str] = set()
 
     def next_id(self) -> int:
         return next(self._ids)
