@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from reviewbot.inference.pricing import Usage
 from reviewbot.review.anchor import Anchored, Placement
+from reviewbot.review.coverage import Coverage, coverage_line, render_coverage
 from reviewbot.review.findings import Finding
 
 MAX_BODY = 60_000  # GitHub allows 65,536; room for the marker and truncation note
@@ -52,6 +53,7 @@ class ReviewReport:
     model: str
     files_reviewed: int
     skipped: tuple[str, ...] = ()
+    coverage: Coverage | None = None  # what the review saw and skipped (context engine)
 
 
 def review_body(report: ReviewReport) -> str:
@@ -61,6 +63,8 @@ def review_body(report: ReviewReport) -> str:
     if report.placement.outside:
         lines += ["", "#### Outside the diff", ""]
         lines += [_outside_line(f) for f in report.placement.outside]
+    if report.coverage is not None:  # context engine: what was reviewed, skipped and why
+        lines += ["", render_coverage(report.coverage)]
     lines += ["", footer(report)]
     return _bounded("\n".join(lines))
 
@@ -68,7 +72,10 @@ def review_body(report: ReviewReport) -> str:
 def footer(report: ReviewReport) -> str:
     u = report.usage
     skipped = f", {len(report.skipped)} context file(s) left out for the budget" if report.skipped else ""
-    return (f"<sub>{report.files_reviewed} file(s) reviewed{skipped} · {u.prompt_tokens:,} prompt tokens "
+    seen = f"{report.files_reviewed} file(s) reviewed{skipped}"
+    if report.coverage is not None:
+        seen = coverage_line(report.coverage)
+    return (f"<sub>{seen} · {u.prompt_tokens:,} prompt tokens "
             f"({u.cache_ratio:.0%} cached) · {u.completion_tokens:,} completion tokens · "
             f"${u.cost_usd:.4f} · {neutralize(report.model)}</sub>")
 
