@@ -36,6 +36,9 @@ class Settings:
     model_timeout: float = 600.0
     job_timeout: float = 900.0
     max_jobs: int = 10
+    # context engine (issue 5)
+    prompt_budget: int = 100_000
+    repo_cache_mb: int = 2_048
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
@@ -65,6 +68,8 @@ class Settings:
             model_timeout=_number(get, "REVIEWBOT_MODEL_TIMEOUT", 600.0),
             job_timeout=_number(get, "REVIEWBOT_JOB_TIMEOUT", 900.0),
             max_jobs=int(_number(get, "REVIEWBOT_MAX_JOBS", 10)),
+            prompt_budget=_bounded_int(get, "REVIEWBOT_PROMPT_TOKENS", 100_000, 8_000, 200_000),
+            repo_cache_mb=_bounded_int(get, "REVIEWBOT_REPO_CACHE_MB", 2_048, 100, 1_000_000),
         )
 
     @classmethod
@@ -133,3 +138,10 @@ def _number(get: _Get, name: str, default: float) -> float:
     if value <= 0:
         raise ConfigError(f"{name} must be positive, got {raw!r}")
     return value
+
+
+def _bounded_int(get: _Get, name: str, default: int, low: int, high: int) -> int:
+    value = _number(get, name, default)
+    if value != int(value) or not low <= value <= high:
+        raise ConfigError(f"{name} must be a whole number from {low:,} to {high:,}, got {get(name)!r}")
+    return int(value)

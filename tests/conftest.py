@@ -48,7 +48,7 @@ async def redis_url(redis_server: str) -> AsyncIterator[str]:
 
 @pytest.fixture
 def env(fake_github: FakeGitHub, fake_model: FakeModel, app_keypair: tuple[bytes, bytes],
-        redis_url: str) -> dict[str, str]:
+        redis_url: str, tmp_path: Path) -> dict[str, str]:
     """The variables of a fully configured reviewbot, pointed at the fakes and the test Redis."""
     fake_github.add_installation(INSTALLATION, [REPO])
     return {
@@ -60,6 +60,7 @@ def env(fake_github: FakeGitHub, fake_model: FakeModel, app_keypair: tuple[bytes
         "REVIEWBOT_MODEL_BASE_URL": f"{fake_model.url}/client/v4/accounts/acc-1/ai/v1",
         "CLOUDFLARE_API_TOKEN": MODEL_TOKEN,
         "REVIEWBOT_JOB_TIMEOUT": "60",
+        "REVIEWBOT_DATA_DIR": str(tmp_path / "data"),  # the repository cache and stores, never the worktree
     }
 
 

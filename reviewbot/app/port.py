@@ -8,12 +8,14 @@ import binascii
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
+import requests
 from github import Auth, Github, GithubException
 
 from reviewbot.app.errors import translate
-from reviewbot.errors import GitHubError
+from reviewbot.errors import GitHubError, GitHubRetryable, PermanentError
 
 T = TypeVar("T")
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
@@ -100,6 +102,19 @@ class GitHubPort:
             return None
         return raw.decode("utf-8", errors="replace")
 
+    # ----- repository archive (context engine, issue 5) -----------------------------------------------------------
+    async def download_tarball(self, repo: str, ref: str, dest: Path, max_bytes: int) -> int:
+        """Stream the gzip tarball of `ref` into `dest`; returns its size. GitHub answers 302 to a short-lived
+        codeload URL that carries its own token, so the installation token is never sent there."""
+        url = f"/repos/{_q(repo)}/tarball/{urllib.parse.quote(ref, safe='')}"
+        headers, _ = await self._call(f"GET tarball {repo}@{ref[:12]}",
+                                      lambda: self._gh.requester.requestJsonAndCheck("GET", url))
+        location = headers.get("location")
+        if not location:
+            raise GitHubError(f"GitHub sent no download location for the tarball of {repo}@{ref[:12]}")
+        return await asyncio.to_thread(_stream_to_file, location, dest, max_bytes)
+    # ----- end of repository archive -------------------------------------------------------------------------------
+
     async def create_check_run(self, repo: str, body: dict[str, Any]) -> int:
         data = await self._call(f"POST check run {repo}",
                                 lambda: self._json("POST", f"/repos/{_q(repo)}/check-runs", body=body))
@@ -161,6 +176,28 @@ class GitHubPort:
             return items[:limit]
 
         return await self._call(what, fetch)
+
+
+def _stream_to_file(url: str, dest: Path, max_bytes: int, timeout: float = 120.0) -> int:
+    """Download without holding the archive in memory; over `max_bytes` is a permanent, explained failure."""
+    size = 0
+    try:
+        with requests.get(url, stream=True, timeout=timeout) as response:
+            if response.status_code == 429 or response.status_code >= 500:
+                raise GitHubRetryable(f"downloading the repository archive failed (HTTP {response.status_code})",
+                                      status=response.status_code)
+            if response.status_code != 200:
+                raise GitHubError(f"downloading the repository archive failed (HTTP {response.status_code})",
+                                  status=response.status_code)
+            with dest.open("wb") as out:
+                for chunk in response.iter_content(chunk_size=1 << 20):
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise PermanentError(f"the repository archive is over {max_bytes / 1e6:,.0f} MB")
+                    out.write(chunk)
+    except requests.RequestException as exc:
+        raise GitHubRetryable(f"downloading the repository archive failed: {type(exc).__name__}") from None
+    return size
 
 
 def _next_link(header: str) -> str | None:

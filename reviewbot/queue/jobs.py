@@ -5,16 +5,22 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arq import Retry
 
 from reviewbot.app.port import GitHubPort, PullInfo
+from reviewbot.app.repocache import DirSnapshot, RepoCache
 from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.queue import keys
+from reviewbot.review.calibration import Calibration
 from reviewbot.review.diff import ParsedDiff, parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id, run_review
+from reviewbot.review.options import read_options
 from reviewbot.review.publish import check_conclusion, check_output, review_payload
+from reviewbot.review.snapshot import MemorySnapshot, Snapshot
+from reviewbot.stores import RedisLike, RedisStores, pr_layout_key
 
 if TYPE_CHECKING:
     from reviewbot.queue.worker import Deps
@@ -23,6 +29,7 @@ log = logging.getLogger(__name__)
 CHECK_NAME = "reviewbot"
 MAX_TRIES = 5
 MAX_CONTEXT_FILES = 60
+MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed with the contents-API fallback
 
 
 async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: str, number: int,
@@ -35,7 +42,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     check_id: int | None = None
     try:
         check_id = await _open_check_run(ctx, port, repo, head_sha)
-        outcome = await _review(deps, port, installation_id, repo, number, head_sha, check_id)
+        outcome = await _review(deps, port, installation_id, repo, number, head_sha, check_id, ctx.get("redis"))
         log.info("review finished", extra={**job, "outcome": outcome["outcome"]})
         return outcome
     except RetryableError as exc:
@@ -60,23 +67,50 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
 
 
 async def _review(deps: Deps, port: GitHubPort, installation_id: int, repo: str, number: int, head_sha: str,
-                  check_id: int) -> dict[str, Any]:
+                  check_id: int, redis: RedisLike | None = None) -> dict[str, Any]:
     pull = await port.get_pull(repo, number)
     if pull.head_sha != head_sha or pull.state != "open":
         why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
         await port.update_check_run(repo, check_id, _completed("skipped", "Review skipped", f"Skipped: {why}."))
         return {"outcome": "superseded"}
     diff = parse_diff(await port.get_diff(repo, number))
-    base_files = await _base_files(port, repo, pull, diff)
-    review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files=base_files,
-                               affinity=affinity_id("pr", installation_id, repo, number))
+    # Context engine: the base tree from the repository cache, the PR's last layout, the calibrated estimate.
+    snapshot = await _base_snapshot(deps, port, repo, pull, diff)
+    stores = RedisStores(redis) if redis is not None else None
+    layout_key = pr_layout_key(repo, number)
+    calibration = await stores.calibration(deps.settings.model) if stores else Calibration()
+    options, warnings = read_options(snapshot, deps.settings.prompt_budget)
+    previous = await stores.load_layout(layout_key) if stores else None
+    review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files={},
+                               affinity=affinity_id("pr", installation_id, repo, number), snapshot=snapshot,
+                               options=options, previous_layout=previous,
+                               chars_per_token=calibration.chars_per_token, notes=warnings)
     result = await run_review(review_input, deps.reviewer)
     review_id = await port.create_review(repo, number, review_payload(result.report, head_sha))
     conclusion = check_conclusion(result.report)
     await port.update_check_run(repo, check_id, {**_completed(conclusion, *check_output(result.report))})
     usage = result.report.usage
+    if stores is not None:
+        await stores.save_layout(layout_key, result.plan.layout)
+        if usage.requests == 1:  # one request: its prompt_tokens measure exactly the prompt we estimated
+            await stores.observe(deps.settings.model, result.prompt.chars, usage.prompt_tokens)
     return {"outcome": "reviewed", "review_id": review_id, "comments": len(result.report.placement.inline),
             "usage": usage.as_json()}
+
+
+async def _base_snapshot(deps: Deps, port: GitHubPort, repo: str, pull: PullInfo, diff: ParsedDiff) -> Snapshot:
+    """The base tree from the repository cache (one tarball per base commit, reused by every re-review);
+    without it (archive refused or too big), the changed files through the contents API."""
+    cache = RepoCache(deps.settings.data_dir / "repos", deps.settings.repo_cache_mb * 1_000_000)
+
+    async def download(dest: Path) -> None:
+        await port.download_tarball(repo, pull.base_sha, dest, MAX_ARCHIVE_BYTES)
+
+    try:
+        return DirSnapshot(await cache.checkout(repo, pull.base_sha, download))
+    except PermanentError as exc:
+        log.warning("repository archive unavailable, using the contents API", extra={"repo": repo, "error": str(exc)})
+        return MemorySnapshot(await _base_files(port, repo, pull, diff))
 
 
 async def _base_files(port: GitHubPort, repo: str, pull: PullInfo, diff: ParsedDiff) -> dict[str, str]:

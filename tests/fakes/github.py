@@ -36,7 +36,7 @@ from tests.fakes.github_state import (
 )
 
 Handler = Callable[[GitHubState, Call], Reply]
-AuthKind = Literal["jwt", "token"]
+AuthKind = Literal["jwt", "token", "none"]
 
 _REPO = "/repos/{owner}/{repo}"
 _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
@@ -49,6 +49,8 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", f"{_REPO}/pulls/{{number}}", "token", github_repos.get_pull),
     ("GET", f"{_REPO}/pulls/{{number}}/files", "token", github_repos.list_pull_files),
     ("GET", f"{_REPO}/contents/{{path:path}}", "token", github_repos.get_contents),
+    ("GET", f"{_REPO}/tarball/{{ref:path}}", "token", github_repos.get_tarball),
+    ("GET", "/_codeload/{owner}/{repo}/legacy.tar.gz/{sha}", "none", github_repos.get_codeload),
     ("GET", f"{_REPO}/collaborators/{{user}}/permission", "token", github_repos.get_permission),
     ("GET", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.list_reviews),
     ("POST", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.create_review),
@@ -224,6 +226,8 @@ class FakeGitHub(GitHubState):
         return None
 
     def _authenticate(self, request: Request, auth: AuthKind) -> Identity:
+        if auth == "none":  # codeload: the token is in the URL GitHub redirected to
+            return Identity(kind="anonymous", rate_key="codeload")
         if auth == "jwt":
             return github_auth.app_identity(self, request.headers)
         params = request.path_params
