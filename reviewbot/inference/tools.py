@@ -83,6 +83,9 @@ class RepoTools:
             return "error: arguments are not valid JSON"
 
     def resolve(self, path: str) -> Path:
+        return self.root.joinpath(*self._parts(path))
+
+    def _parts(self, path: str) -> list[str]:
         """The file or folder `path` names inside the tree; refuses absolute paths, `..` and symbolic links."""
         if "\0" in path or path.startswith(("/", "\\", "~")) or (len(path) > 1 and path[1] == ":"):
             raise ToolError("paths are relative to the repository root")
@@ -96,10 +99,11 @@ class RepoTools:
                 raise ToolError(f"{path} goes through a symbolic link, which is not followed")
         if os.path.commonpath([self.root, target.resolve()]) != str(self.root):
             raise ToolError("that path is outside the repository")
-        return target
+        return parts
 
     def read_file(self, path: str, start: int | None = None, end: int | None = None) -> str:
-        target = self.resolve(path)
+        parts = self._parts(path)
+        target, path = self.root.joinpath(*parts), "/".join(parts)
         if not target.is_file():
             raise ToolError(f"no file {path!r} (list_files shows what exists)")
         if target.stat().st_size > MAX_FILE_BYTES:
@@ -108,6 +112,8 @@ class RepoTools:
         if b"\0" in data[:8000]:
             raise ToolError(f"{path} is a binary file")
         lines = data.decode("utf-8", errors="replace").split("\n")
+        if len(lines) > 1 and lines[-1] == "":
+            lines.pop()  # the newline that ends the last line does not start another
         first = max(1, start or 1)
         last = min(len(lines), end or len(lines), first + MAX_READ_LINES - 1)
         if first > len(lines):

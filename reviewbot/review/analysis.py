@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from reviewbot.review.diff import FileDiff
@@ -69,21 +68,27 @@ def _key(d: Definition) -> tuple[str | None, str]:
 
 
 def _touched(parsed: Parsed | None, lines: set[int]) -> dict[tuple[str | None, str], Definition]:
-    """The innermost definition of every changed line, plus definitions whose header line changed."""
+    """The innermost definition of every changed line, plus definitions whose header line changed.
+
+    One sweep over lines and definitions together (both sorted; definitions nest, so the innermost open one
+    is on top of the stack): linear even for files with tens of thousands of definitions.
+    """
     if parsed is None or not lines:
         return {}
-    ordered = sorted(lines)
     out: dict[tuple[str | None, str], Definition] = {}
-    for d in parsed.definitions:
-        i = bisect_left(ordered, d.start)
-        if i < len(ordered) and ordered[i] <= d.end:
-            out[_key(d)] = d
-    # Drop containers whose every touched line lies inside one of their touched children.
-    for key, d in list(out.items()):
-        children = [c for c in out.values() if c is not d and d.start <= c.start and c.end <= d.end]
-        if children and all(any(c.start <= ln <= c.end for c in children)
-                            for ln in ordered if d.start <= ln <= d.end) and d.start not in lines:
-            del out[key]
+    defs = parsed.definitions  # in source order: by start line, outer before inner
+    stack: list[Definition] = []
+    i = 0
+    for line in sorted(lines):
+        while i < len(defs) and defs[i].start <= line:
+            while stack and stack[-1].end < defs[i].start:
+                stack.pop()
+            stack.append(defs[i])
+            i += 1
+        while stack and stack[-1].end < line:
+            stack.pop()
+        if stack:
+            out.setdefault(_key(stack[-1]), stack[-1])
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 
 from reviewbot.review.render import fence
@@ -58,8 +59,10 @@ def _outline(parsed: Parsed | None, kept: list[tuple[int, int]]) -> str:
     if parsed is None:
         return ""
     out: list[str] = []
+    starts = [a for a, _ in kept]  # sorted and disjoint
     for d in parsed.definitions:
-        if any(a <= d.start <= b for a, b in kept) or d.kind in ("variable",):
+        i = bisect_right(starts, d.start) - 1
+        if (i >= 0 and d.start <= kept[i][1]) or d.kind in ("variable",):
             continue
         indent = "  " if d.parent else ""
         out.append(f"{d.start}: {indent}{d.signature[:140]}")

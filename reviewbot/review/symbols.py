@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from tree_sitter import Node, Parser, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language, get_parser
@@ -40,12 +41,17 @@ class Parsed:
     data: bytes
 
     def enclosing(self, line: int) -> Definition | None:
-        """The innermost definition whose lines hold `line`."""
-        best: Definition | None = None
-        for d in self.definitions:
-            if d.start <= line <= d.end and (best is None or d.end - d.start <= best.end - best.start):
-                best = d
-        return best
+        """The innermost definition whose lines hold `line`: definitions nest, so it is the nearest one before
+        the line that still covers it (the walk back is bounded for files of thousands of definitions)."""
+        i = bisect_right(self._starts, line)
+        for d in reversed(self.definitions[max(0, i - 2_000):i]):
+            if d.end >= line:
+                return d
+        return None
+
+    @cached_property
+    def _starts(self) -> list[int]:
+        return [d.start for d in self.definitions]
 
 
 @cache
