@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -42,7 +43,7 @@ class RepoCache:
         marker = entry / MARKER
         if not marker.exists():
             return None
-        os.utime(marker)  # LRU: a use counts as recent
+        _touch(marker)  # LRU: a use counts as recent
         return entry / "tree"
 
     async def checkout(self, repo: str, sha: str, download: Download) -> Path:
@@ -97,7 +98,7 @@ class RepoCache:
         except OSError:
             if not (entry / MARKER).exists():  # another process won the race and finished: use theirs
                 raise
-        (entry / MARKER).touch()
+        _touch(entry / MARKER)
         return entry / "tree"
 
     def evict(self, keep: Path | None = None) -> list[Path]:
@@ -121,6 +122,13 @@ class RepoCache:
             total -= size
             removed.append(path)
         return removed
+
+
+def _touch(marker: Path) -> None:
+    """Stamp with the precise clock: file systems stamp with a coarse one, which ties quick successive uses."""
+    now = time.time_ns()
+    marker.touch()
+    os.utime(marker, ns=(now, now))
 
 
 class DirSnapshot:
