@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,6 +16,13 @@ MAX_OCCURRENCES = 8
 MAX_BODY_LINES = 80
 MAX_PICKS = 400
 _CONSTRUCTORS = {"__init__", "constructor", "new", "initialize"}
+# Names every file uses and no repository defines: builtins and standard globals of the common languages.
+_COMMON = frozenset(dir(builtins)) | frozenset(" ".join([
+    "console Math JSON Object Array Promise String Number Boolean Error TypeError Date Map Set RegExp Symbol",
+    "parseInt parseFloat require module exports window document process setTimeout fmt errors context strings",
+    "make append panic recover println printf Println Printf Sprintf Errorf Vec Box Some None Ok Err String",
+    "Option Result System Integer List HashMap ArrayList Override puts require_relative raise new",
+    "malloc free memcpy strlen sizeof NULL std"]).split())
 _STRING_KEY = re.compile(r"""["']([A-Za-z_][A-Za-z0-9_.-]{3,60})["']""")
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".toml", ".json", ".ini", ".cfg", ".conf", ".properties", ".env",
                     ".env.example", ".env.sample")
@@ -100,7 +108,7 @@ class Selector:
         """Definitions of what the new code calls or names: functions, types, constants."""
         local = change.defined_here
         for name, called in sorted(change.uses.items()):
-            if len(name) < 3 or name in local:
+            if len(name) < 3 or name in local or name in _COMMON:
                 continue
             if called:
                 strength, what = 80.0, "which the new code calls"

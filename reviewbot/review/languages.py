@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 EXTENSIONS: dict[str, str] = {
     ".py": "python", ".pyi": "python",
     ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
@@ -108,4 +106,6 @@ SCOPE_KINDS = frozenset({"function", "method"})
 
 def language_for(path: str) -> str | None:
     """The grammar for a path by its extension, or None for the plain-text fallback."""
-    return EXTENSIONS.get(PurePosixPath(path).suffix.lower())
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None

@@ -11,7 +11,7 @@ from reviewbot.review.assemble import Block, context_blocks
 from reviewbot.review.context import Selector
 from reviewbot.review.coverage import Coverage
 from reviewbot.review.diffplan import DiffEntry, plan_diff
-from reviewbot.review.filters import Attributes, Excluded, path_reason, screen
+from reviewbot.review.filters import Attributes, path_reason, screen
 from reviewbot.review.layout import Layout, diff_order, digest, shared_prefix_tokens
 from reviewbot.review.options import guidance
 from reviewbot.review.prompt import Prompt, PromptInput, Section, estimate_tokens, system_prompt
@@ -61,27 +61,33 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     shown = {e.path for e in entries}
     changes = [analyze(f, index.text(f.old_path) if f.old_path else None,
                        index.parsed(f.old_path, force=True) if f.old_path else None)
-               for f in screened.kept if f.path in shown][:MAX_ANALYZED]
+               for f in [f for f in screened.kept if f.path in shown][:MAX_ANALYZED]]
     picks = Selector(index, changes).select()
-    diff_tokens = sum(e.tokens for e in entries)
-    blocks = context_blocks(picks, index, previous, room - diff_tokens, cpt, index.is_skipped)
-    return _finish(inp, fixed, blocks, entries, screened.excluded, over_budget, previous, cpt, len(changes))
+    skipped = ([(x.path, x.reason) for x in screened.excluded] + over_budget
+               + [(p.path, p.reason) for p in inp.diff.problems])
+    omitted = _omissions(skipped)
+    left = room - sum(e.tokens for e in entries) - estimate_tokens(omitted + CONTEXT_HEADER + DIFF_HEADER, cpt)
+    blocks = context_blocks(picks, index, previous, left, cpt, index.is_skipped)
+    return _finish(inp, fixed, blocks, entries, skipped, omitted, previous, cpt, len(changes))
+
+
+def _omissions(skipped: list[tuple[str, str]]) -> str:
+    """What the model is told it does not see (bounded: a 5,000-file PR does not list every file)."""
+    if not skipped:
+        return ""
+    listed = "\n".join(f"- {p}: {r}" for p, r in skipped[:MAX_LISTED_OMISSIONS])
+    more = f"\n- … and {len(skipped) - MAX_LISTED_OMISSIONS} more" if len(skipped) > MAX_LISTED_OMISSIONS else ""
+    return f"Changed files not shown:\n{listed}{more}"
 
 
 def _finish(inp: PromptInput, fixed: list[Section], blocks: list[Block], entries: list[DiffEntry],
-            excluded: tuple[Excluded, ...], over_budget: list[tuple[str, str]], previous: Layout | None,
-            cpt: float, analyzed: int) -> Plan:
+            skipped: list[tuple[str, str]], omitted: str, previous: Layout | None, cpt: float,
+            analyzed: int) -> Plan:
     system, guide, pr, notes = fixed
     context_text = f"{CONTEXT_HEADER}\n\n" + "\n\n".join(b.text for b in blocks) if blocks else ""
     context = Section("context files", context_text, tuple(b.spec.path for b in blocks), cpt)
     texts = {e.path: e.text for e in entries}
     order = diff_order(previous, texts)
-    skipped = [(x.path, x.reason) for x in excluded] + over_budget + [(p.path, p.reason) for p in inp.diff.problems]
-    omitted = ""
-    if skipped:
-        listed = "\n".join(f"- {p}: {r}" for p, r in skipped[:MAX_LISTED_OMISSIONS])
-        more = f"\n- … and {len(skipped) - MAX_LISTED_OMISSIONS} more" if len(skipped) > MAX_LISTED_OMISSIONS else ""
-        omitted = f"Changed files not shown:\n{listed}{more}"
     diff_text = "\n\n".join([DIFF_HEADER, *(texts[p] for p in order), *([omitted] if omitted else [])])
     diff = Section("diff", diff_text, tuple(order), cpt)
     sections = (system, guide, context, pr, diff, notes)

@@ -17,8 +17,9 @@ MAX_INDEXED_CHARS = 64_000_000  # beyond this the index stops growing: monorepos
 MAX_PARSES = 600  # tree-sitter parses per review, so that one review's context costs bounded time
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing"})
 _TEST_NAME = re.compile(r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(java|kt|cs)$|_tests?\.rs$)")
-_KEYWORD_DEF = (r"(?:def|class|function|func|fn|struct|interface|trait|enum|type|const|let|var|module|"
-                r"static|macro_rules!)\s+(?:\([^)]*\)\s*)?")
+_DEF_BEFORE = re.compile(r"\b(?:def|class|function|func|fn|struct|interface|trait|enum|type|const|let|var|module|"
+                         r"static|macro_rules!)\s+(?:\([^)]*\)\s*)?$")
+MAX_CANDIDATES = 40  # files examined per name, nearest first: a name in hundreds of files is not worth more
 
 
 def is_test(path: str) -> bool:
@@ -42,6 +43,7 @@ class RepoIndex:
         self._parsed: dict[str, Parsed | None] = {}
         self._postings: dict[str, list[str]] | None = None
         self._tests: defaultdict[str, list[str]] | None = None
+        self._definitions: dict[tuple[str, str, int], list[tuple[str, Definition]]] = {}
         self.parses = 0
 
     def is_skipped(self, path: str) -> bool:
@@ -86,14 +88,19 @@ class RepoIndex:
 
     def definitions_of(self, name: str, near: str, limit: int = 12) -> list[tuple[str, Definition]]:
         """Where `name` is defined, nearest to `near` first; candidates are pre-screened by text before parsing."""
-        candidates = sorted(self.files_with(name), key=lambda p: (-shared_prefix(p, near), p))
-        looks_defined = re.compile(rf"(?:{_KEYWORD_DEF}|^\s*){re.escape(name)}\b", re.M)
+        key = (name, near.rsplit("/", 1)[0], limit)
+        if key not in self._definitions:
+            self._definitions[key] = self._find_definitions(name, near, limit)
+        return self._definitions[key]
+
+    def _find_definitions(self, name: str, near: str, limit: int) -> list[tuple[str, Definition]]:
+        candidates = sorted(self.files_with(name), key=lambda p: (-shared_prefix(p, near), p))[:MAX_CANDIDATES]
         found: list[tuple[str, Definition]] = []
         for path in candidates:
             if len(found) >= limit:
                 break
             text = self.text(path) or ""
-            if language_for(path) not in ("java", "c", "cpp") and not looks_defined.search(text):
+            if language_for(path) not in ("java", "c", "cpp") and not looks_defined(text, name):
                 continue
             parsed = self.parsed(path)
             if parsed is None:
@@ -126,8 +133,23 @@ def tested_stem(path: str) -> str:
 def shared_prefix(a: str, b: str) -> int:
     """How many leading directories two paths share: a cheap measure of how close two files are."""
     count = 0
-    for x, y in zip(PurePosixPath(a).parts[:-1], PurePosixPath(b).parts[:-1], strict=False):
+    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
         if x != y:
             break
         count += 1
     return count
+
+
+def looks_defined(text: str, name: str) -> bool:
+    """Whether some line holds `name` as a whole word after a definition keyword or at its start (indented):
+    a cheap textual screen before paying for a parse."""
+    start = 0
+    while (i := text.find(name, start)) != -1:
+        start = i + len(name)
+        if (i and (text[i - 1].isalnum() or text[i - 1] == "_")) or \
+                (start < len(text) and (text[start].isalnum() or text[start] == "_")):
+            continue
+        before = text[text.rfind("\n", 0, i) + 1:i]
+        if not before.strip() or _DEF_BEFORE.search(before):
+            return True
+    return False
