@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gen_repo import generate, source_bytes  # noqa: E402
+from gen_repo import generate, source_bytes
 
 OUT = Path(__file__).parent / "out"
 README = Path(__file__).parent.parent / "README.md"
@@ -134,8 +134,8 @@ def measure(tree: str, diff_path: str, layout_path: str | None) -> dict[str, flo
     Path(stem + ".prompt.json").write_text(json.dumps(plan.prompt.messages))
     Path(stem + ".layout.json").write_text(json.dumps(plan.layout.as_json()))
     cov = plan.coverage
-    return {"seconds": round(seconds, 3), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-                                                                / 1024, 1), "rss_after_imports_mb": round(rss_before, 1),
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"seconds": round(seconds, 3), "peak_rss_mb": round(peak, 1), "rss_after_imports_mb": round(rss_before, 1),
             "prompt_tokens": plan.prompt.tokens, "reviewed": len(cov.reviewed), "partial": len(cov.partial),
             "skipped": len(cov.skipped), "context_files": len(cov.context), "reuse_tokens": plan.reuse_tokens}
 
