@@ -208,7 +208,7 @@ def readme_table(r: dict[str, object]) -> str:
          f"{r['extract_s']} s"),
     ]
     head = (f"Repository: {r['files']:,} files, {r['source_mb']} MB of Python/TypeScript/Go source "
-            "(`bench/gen_repo.py`, seeded). Command: `.venv/bin/python bench/bench_context.py --write-readme`.\n\n"
+            "(`bench/gen_repo.py`, seeded).\nCommand: `.venv/bin/python bench/bench_context.py --write-readme`.\n\n"
             "| Measure | Target | Result |\n|---|---|---|\n")
     return head + "\n".join(f"| {a} | {b} | {c} |" for a, b, c in rows)
 

@@ -10,6 +10,7 @@ import re
 import shutil
 import time
 import uuid
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
@@ -21,6 +22,8 @@ MARKER = ".complete"  # written last: a tree without it is half-extracted and ne
 _SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
 
 Download = Callable[[Path], Awaitable[None]]  # writes the archive of one commit to the given path
+# Shared by every RepoCache of the process (jobs make their own); an entry lives while someone holds its lock.
+_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
 
 class RepoCache:
@@ -30,7 +33,6 @@ class RepoCache:
         self.root = root
         self.max_bytes = max_bytes
         self.limits = limits or Limits()
-        self._locks: dict[str, asyncio.Lock] = {}
 
     def entry(self, repo: str, sha: str) -> Path:
         """Where a commit's tree lives; names are derived, never taken from the archive."""
@@ -50,8 +52,9 @@ class RepoCache:
         """The tree of `repo` at `sha`, downloaded and extracted once, then reused by every review."""
         if (tree := self.cached(repo, sha)) is not None:
             return tree
-        lock = self._locks.setdefault(f"{repo}@{sha}", asyncio.Lock())
-        async with lock:
+        key = str(self.entry(repo, sha))
+        lock = _LOCKS.get(key) or _LOCKS.setdefault(key, asyncio.Lock())
+        async with lock:  # concurrent jobs of one process download a commit once
             if (tree := self.cached(repo, sha)) is not None:
                 return tree
             incoming = self._incoming()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -54,9 +55,14 @@ class Parsed:
         return [d.start for d in self.definitions]
 
 
-@cache
+_local = threading.local()  # parsers are not thread-safe; plans are built in worker threads
+
+
 def _parser(language: str) -> Parser:
-    return get_parser(language)  # type: ignore[arg-type]
+    parsers: dict[str, Parser] = _local.__dict__.setdefault("parsers", {})
+    if language not in parsers:
+        parsers[language] = get_parser(language)  # type: ignore[arg-type]
+    return parsers[language]
 
 
 @cache
