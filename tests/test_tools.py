@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from reviewbot.inference.tools import MAX_ANSWER_CHARS, TOOL_DEFINITIONS_JSON, RepoTools, tool_definitions
-from reviewbot.review.pipeline import TOOL_DEFINITIONS_TOKENS
+from reviewbot.review.options import ContextOptions
+from tests.context_helpers import plan_for
 
 
 @pytest.fixture
@@ -81,5 +82,9 @@ def test_tool_definitions_are_the_same_bytes_every_time() -> None:
     first = json.dumps(tool_definitions(), sort_keys=True, separators=(",", ":"))
     assert first == TOOL_DEFINITIONS_JSON == json.dumps(tool_definitions(), sort_keys=True, separators=(",", ":"))
     assert [t["function"]["name"] for t in tool_definitions()] == ["read_file", "search_code", "list_files"]
-    # The plan's token estimate for the tools covers what is actually sent.
-    assert len(TOOL_DEFINITIONS_JSON) / 4 <= TOOL_DEFINITIONS_TOKENS
+    # With tools on, section 1 tells the model about them and counts the definitions sent beside it.
+    on = plan_for({"a.py": "A = 1\n"}, {"a.py": "A = 2\n"}, options=ContextOptions(tools=True))
+    off = plan_for({"a.py": "A = 1\n"}, {"a.py": "A = 2\n"}, options=ContextOptions(tools=False))
+    system_on, system_off = on.prompt.sections[0], off.prompt.sections[0]
+    assert "read_file, search_code and list_files" in system_on.text and "read_file" not in system_off.text
+    assert system_on.tokens - system_off.tokens >= len(TOOL_DEFINITIONS_JSON) / 4

@@ -11,11 +11,13 @@ import shutil
 import time
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from reviewbot.app.dirsnapshot import DirSnapshot
 from reviewbot.app.safetar import Extracted, Limits, extract
-from reviewbot.review.snapshot import MAX_TEXT_BYTES
+
+__all__ = ["DirSnapshot", "RepoCache"]
 
 DEFAULT_MAX_BYTES = 2_000_000_000
 MARKER = ".complete"  # written last: a tree without it is half-extracted and never used
@@ -132,37 +134,3 @@ def _touch(marker: Path) -> None:
     now = time.time_ns()
     marker.touch()
     os.utime(marker, ns=(now, now))
-
-
-class DirSnapshot:
-    """A cached tree as the engine's Snapshot: sorted relative paths, text reads with a size cap."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._paths: list[str] | None = None
-
-    def paths(self) -> Sequence[str]:
-        if self._paths is None:
-            found: list[str] = []
-            for folder, dirs, files in os.walk(self.root):
-                dirs[:] = [d for d in dirs if d != ".git"]
-                rel = os.path.relpath(folder, self.root)
-                prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-                found += [prefix + name for name in files]
-            self._paths = sorted(found)
-        return self._paths
-
-    def read(self, path: str) -> str | None:
-        parts = path.split("/")
-        if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
-            return None
-        target = self.root.joinpath(*parts)
-        try:
-            if target.is_symlink() or target.stat().st_size > MAX_TEXT_BYTES:
-                return None
-            data = target.read_bytes()
-        except OSError:
-            return None
-        if b"\0" in data[:8000]:
-            return None
-        return data.decode("utf-8", errors="replace")

@@ -10,45 +10,19 @@ from typing import Any
 
 from pathspec import GitIgnoreSpec
 
+from reviewbot.inference.tooldefs import (
+    MAX_MATCHES,
+    MAX_READ_LINES,
+    TOOL_DEFINITIONS_JSON,
+    tool_definitions,
+)
+
+__all__ = ["TOOL_DEFINITIONS_JSON", "RepoTools", "ToolError", "tool_definitions"]
 MAX_ANSWER_CHARS = 30_000
-MAX_READ_LINES = 400
-MAX_MATCHES = 50
 MAX_LISTED = 500
 MAX_FILE_BYTES = 1_000_000
 MAX_SCANNED_BYTES = 64_000_000
 MAX_PATTERN = 200
-
-# Serialised once, in a fixed key order: the same bytes in every request, so they stay in the cached prefix.
-TOOL_DEFINITIONS_JSON = json.dumps([
-    {"type": "function", "function": {
-        "name": "read_file",
-        "description": "Read a file of the repository at the base commit, with line numbers. At most "
-                       f"{MAX_READ_LINES} lines per call; ask for a range for longer files.",
-        "parameters": {"type": "object", "additionalProperties": False, "required": ["path"], "properties": {
-            "path": {"type": "string", "description": "Path relative to the repository root."},
-            "start_line": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
-            "end_line": {"type": "integer", "minimum": 1, "description": "Last line (inclusive)."}}}}},
-    {"type": "function", "function": {
-        "name": "search_code",
-        "description": "Find lines containing a literal text (not a regular expression) in the repository at "
-                       f"the base commit. At most {MAX_MATCHES} matches, as path:line: text.",
-        "parameters": {"type": "object", "additionalProperties": False, "required": ["pattern"], "properties": {
-            "pattern": {"type": "string", "description": "The exact text to find."},
-            "path_glob": {"type": "string", "description": "Only files matching this glob (gitignore syntax), "
-                                                           "e.g. src/**/*.py."}}}}},
-    {"type": "function", "function": {
-        "name": "list_files",
-        "description": "List the files and folders (ending in /) directly inside a folder of the repository.",
-        "parameters": {"type": "object", "additionalProperties": False, "required": ["directory"], "properties": {
-            "directory": {"type": "string", "description": "Folder relative to the root; \"\" for the root."}}}}},
-], sort_keys=True, separators=(",", ":"))
-
-
-def tool_definitions() -> list[dict[str, Any]]:
-    """The `tools` array for chat completions (a fresh copy of the canonical definitions)."""
-    definitions: list[dict[str, Any]] = json.loads(TOOL_DEFINITIONS_JSON)
-    return definitions
-
 
 class ToolError(Exception):
     """A request the tools refuse; its message goes back to the model as the tool's answer."""

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
 
+from reviewbot.inference.tooldefs import TOOL_DEFINITIONS_JSON  # data only: what is sent beside the system message
 from reviewbot.review.analysis import analyze
 from reviewbot.review.assemble import Block, context_blocks
 from reviewbot.review.context import Selector
@@ -24,7 +25,6 @@ MAX_DESCRIPTION_CHARS = 8_000
 MAX_LISTED_OMISSIONS = 100
 CONTEXT_HEADER = "## Files as they were before this pull request (base commit)"
 DIFF_HEADER = "## The diff (old new kind text)"
-TOOL_DEFINITIONS_TOKENS = 450  # the three tool schemas sent beside the system message, when tools are on
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     repo_guidance, sources = guidance(snapshot, options)
     guide = "\n\n".join(t for t in (repo_guidance, inp.guidance) if t)
     fixed = [Section("system", system_prompt(options.tools), ("tools",) if options.tools else (), cpt,
-                     TOOL_DEFINITIONS_TOKENS if options.tools else 0),
+                     estimate_tokens(TOOL_DEFINITIONS_JSON, cpt) if options.tools else 0),
              Section("guidance", f"## Repository guidance (from the base commit)\n\n{guide}" if guide else "",
                      sources, cpt),
              Section("pull request", "## Pull request (untrusted text)\n\nTitle: "
