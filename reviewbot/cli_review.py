@@ -10,30 +10,50 @@ from typing import Any
 
 import httpx
 
+from reviewbot.app.repocache import RepoCache
 from reviewbot.errors import ModelQueued
 from reviewbot.inference.memo import MemoryMemo
 from reviewbot.inference.pricing import DEFAULT_PRICES, cost
 from reviewbot.inference.structured import StructuredReviewer
-from reviewbot.localgit import read_local_change
+from reviewbot.localgit import LocalChange, read_local_change
 from reviewbot.queue.worker import model_client
-from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, plan, run_review
+from reviewbot.review.config import read_options
+from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, prepare, run_review
+from reviewbot.review.pipeline import Plan
 from reviewbot.review.render import comment_body, review_body
+from reviewbot.review.snapshot import MemorySnapshot
 from reviewbot.settings import Settings
+from reviewbot.stores import FileStores, branch_layout_key
 
 EXPECTED_COMPLETION_TOKENS = 2_000  # for the dry-run estimate only
 
 
 def review_command(settings: Settings, repo: Path, base: str, head: str, fmt: str, dry_run: bool) -> int:
-    change = read_local_change(repo, base, head)
-    inp = ReviewInput(title=change.title, description=change.description, diff=change.diff,
-                      base_files=change.base_files, affinity=affinity_id("local", change.identity, change.branch))
+    cache = RepoCache(settings.data_dir / "repos", settings.repo_cache_mb * 1_000_000)
+    change = read_local_change(repo, base, head, cache)
+    stores = FileStores(settings.data_dir)
+    key = branch_layout_key(change.identity, change.branch)
+    inp = _input(settings, change, stores, key)
     if dry_run:
-        print(_dry_run(settings, inp, fmt))
+        print(_dry_run(settings, inp, prepare(inp), fmt, change.branch))
         return 0
     settings.require(settings.missing_for_model(), "reviewbot review")
     result = asyncio.run(_review(settings, inp))
+    stores.save_layout(key, result.plan.layout)
+    if result.report.usage.requests == 1:
+        stores.observe(settings.model, result.prompt.chars, result.report.usage.prompt_tokens)
     print(_as_json(result) if fmt == "json" else _as_markdown(result))
     return 0
+
+
+def _input(settings: Settings, change: LocalChange, stores: FileStores, key: str) -> ReviewInput:
+    snapshot = change.snapshot or MemorySnapshot(change.base_files)
+    options, warnings = read_options(snapshot, settings.prompt_budget,  # the base version, as for PRs
+                                     changed=[f.path for f in change.diff.files])
+    return ReviewInput(title=change.title, description=change.description, diff=change.diff,
+                       base_files=change.base_files, affinity=affinity_id("local", change.identity, change.branch),
+                       snapshot=snapshot, options=options, previous_layout=stores.load_layout(key),
+                       chars_per_token=stores.calibration(settings.model).chars_per_token, notes=warnings)
 
 
 async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
@@ -66,25 +86,39 @@ def _as_markdown(result: ReviewResult) -> str:
     return "\n\n".join(parts)
 
 
-def _dry_run(settings: Settings, inp: ReviewInput, fmt: str) -> str:
-    prompt = plan(inp)
+def _dry_run(settings: Settings, inp: ReviewInput, plan: Plan, fmt: str, branch: str) -> str:
+    prompt, coverage = plan.prompt, plan.coverage
     price = DEFAULT_PRICES.get(settings.model)
-    estimate = cost(price, prompt.tokens, 0, EXPECTED_COMPLETION_TOKENS) if price else None
+    reuse = plan.reuse_tokens
+    estimate = cost(price, prompt.tokens, reuse, EXPECTED_COMPLETION_TOKENS) if price else None
     data: dict[str, Any] = {
         "model": settings.model, "affinity": inp.affinity, "prompt_tokens_estimate": prompt.tokens,
+        "budget_tokens": inp.options.budget_tokens, "chars_per_token": inp.chars_per_token,
+        "expected_cached_tokens": reuse, "previous_review": inp.previous_layout is not None,
         "estimated_cost_usd": None if estimate is None else round(estimate, 6),
         "sections": [{"name": s.name, "tokens": s.tokens, "items": list(s.items)} for s in prompt.sections],
-        "skipped": list(prompt.skipped),
+        "skipped": list(prompt.skipped), "coverage": coverage.as_json(),
     }
     if fmt == "json":
         return json.dumps(data, indent=2)
-    lines = [f"Prompt plan for {settings.model} (affinity {inp.affinity})", ""]
+    lines = [f"Prompt plan for {settings.model} (affinity {inp.affinity})", "", "Sections, in cache order:"]
     for section in prompt.sections:
-        lines.append(f"{section.name:<16} {section.tokens:>8,} tokens  {', '.join(section.items)[:100]}")
-    lines.append(f"{'total':<16} {prompt.tokens:>8,} tokens")
-    if prompt.skipped:
-        lines.append(f"left out for the budget: {', '.join(prompt.skipped)}")
+        lines.append(f"  {section.name:<15} {section.tokens:>8,} tokens  {len(section.items)} item(s)")
+    lines.append(f"  {'total':<15} {prompt.tokens:>8,} tokens  (budget {inp.options.budget_tokens:,}, "
+                 f"{inp.chars_per_token:.2f} chars/token)")
+    lines += ["", f"Context files ({len(coverage.context)}):"]
+    lines += [f"  {p} ({t:,} tokens): {r}" for p, r, t in coverage.context] or ["  (none)"]
+    lines += ["", f"Diff: {len(coverage.reviewed)} file(s) in full, {len(coverage.partial)} in part"]
+    lines += [f"  in part: {p}: {w}" for p, w in coverage.partial]
+    lines += [f"  not reviewed: {p}: {r}" for p, r in coverage.skipped]
+    lines += [f"  note: {n}" for n in coverage.notes]
+    if inp.previous_layout is None:
+        lines += ["", f"expected cache reuse: none (no earlier review of {branch})"]
+    else:
+        share = reuse / prompt.tokens if prompt.tokens else 0.0
+        lines += ["", f"expected cache reuse vs the last review of {branch}: {reuse:,} of {prompt.tokens:,} "
+                      f"tokens ({share:.0%})"]
     if estimate is not None:
-        lines.append(f"estimated cost without cache hits: ${estimate:.4f} "
-                     f"(assuming {EXPECTED_COMPLETION_TOKENS:,} completion tokens)")
+        lines.append(f"estimated cost: ${estimate:.4f} (with {reuse:,} cached tokens, assuming "
+                     f"{EXPECTED_COMPLETION_TOKENS:,} completion tokens)")
     return "\n".join(lines)

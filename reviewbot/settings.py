@@ -62,6 +62,9 @@ class Settings:
     public_url: str | None = None
     rate_limit_wait: float = 30.0
     write_interval: float = 1.0
+    # context engine (issue 5)
+    prompt_budget: int = 100_000
+    repo_cache_mb: int = 2_048
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
@@ -116,6 +119,8 @@ class Settings:
             public_url=_url(get, "REVIEWBOT_PUBLIC_URL"),
             rate_limit_wait=_number(get, "REVIEWBOT_RATE_LIMIT_WAIT", 30.0),
             write_interval=_number(get, "REVIEWBOT_WRITE_INTERVAL", 1.0),
+            prompt_budget=_bounded_int(get, "REVIEWBOT_PROMPT_TOKENS", 100_000, 8_000, 200_000),
+            repo_cache_mb=_bounded_int(get, "REVIEWBOT_REPO_CACHE_MB", 2_048, 100, 1_000_000),
         )
 
     @classmethod
@@ -245,3 +250,8 @@ def _prices(raw: str | None) -> dict[str, Price]:
         return parse_prices(raw)
     except ValueError as exc:
         raise ConfigError(f"REVIEWBOT_PRICES: {exc}") from None
+def _bounded_int(get: _Get, name: str, default: int, low: int, high: int) -> int:
+    value = _number(get, name, default)
+    if value != int(value) or not low <= value <= high:
+        raise ConfigError(f"{name} must be a whole number from {low:,} to {high:,}, got {get(name)!r}")
+    return int(value)

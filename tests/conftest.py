@@ -48,7 +48,7 @@ async def redis_url(redis_server: str) -> AsyncIterator[str]:
 
 @pytest.fixture
 def env(fake_github: FakeGitHub, fake_model: FakeModel, app_keypair: tuple[bytes, bytes],
-        redis_url: str) -> dict[str, str]:
+        redis_url: str, tmp_path: Path) -> dict[str, str]:
     """The variables of a fully configured reviewbot, pointed at the fakes and the test Redis."""
     fake_github.add_installation(INSTALLATION, [REPO])
     return {
@@ -64,6 +64,7 @@ def env(fake_github: FakeGitHub, fake_model: FakeModel, app_keypair: tuple[bytes
         "REVIEWBOT_ASYNC_POLL": "0.2",
         # GitHub wants writes a second apart (the default); test_app_limits checks that, the rest go faster.
         "REVIEWBOT_WRITE_INTERVAL": "0.05",
+        "REVIEWBOT_DATA_DIR": str(tmp_path / "data"),  # the repository cache and stores, never the worktree
     }
 
 

@@ -30,7 +30,9 @@ async def test_a_2500_file_pr_is_reviewed_through_the_files_endpoint(
     assert len(pages) == 26  # 2,501 files, 100 per page
     [prompt] = fake_model.requests
     user = prompt.json["messages"][-1]["content"]
-    assert "pkg/mod2499.py" in user and "step_1999(retry=True)" in user
+    # The rebuilt diff went through the context engine: what fits the budget is shown, the rest is named.
+    assert "+LIMIT = 0" in user or "LIMIT = 0" in user
+    assert "pkg/long.py: over the prompt's token budget" in user
 
 
 async def test_a_secondary_limit_and_a_burst_of_502s_still_post_one_review(

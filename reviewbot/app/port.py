@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import logging
 import urllib.parse
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import requests
 
 from reviewbot.app.credentials import Credentials, TokenCredentials
 from reviewbot.app.limits import RateLimits
 from reviewbot.app.requester import Requester, RetryPolicy, new_github
 from reviewbot.app.threads import ReviewThread, resolve_thread, review_threads
-from reviewbot.errors import GitHubError
+from reviewbot.errors import GitHubError, GitHubRetryable, PermanentError
 
 __all__ = ["DIFF_MEDIA_TYPE", "GitHubPort", "PullInfo", "new_github"]
 log = logging.getLogger(__name__)
@@ -103,6 +107,19 @@ class GitHubPort:
         if data.get("truncated"):
             log.warning("the repository tree is truncated", extra={"repo": repo})
         return [str(e["path"]) for e in data.get("tree") or [] if e.get("type") == "blob"]
+
+    # ----- repository archive (context engine, issue 5) -----------------------------------------------------------
+    async def download_tarball(self, repo: str, ref: str, dest: Path, max_bytes: int) -> int:
+        """Stream the gzip tarball of `ref` into `dest`; returns its size. GitHub answers 302 to a short-lived
+        codeload URL that carries its own token, so the installation token is never sent there."""
+        url = f"/repos/{_q(repo)}/tarball/{urllib.parse.quote(ref, safe='')}"
+        headers, _ = await self._http.request("GET", url, what=f"GET tarball {repo}@{ref[:12]}")
+        location = headers.get("location")
+        if not location:
+            raise GitHubError(f"GitHub sent no download location for the tarball of {repo}@{ref[:12]}")
+        size: int = await asyncio.to_thread(_stream_to_file, location, dest, max_bytes)
+        return size
+    # ----- end of repository archive -------------------------------------------------------------------------------
 
     async def create_check_run(self, repo: str, body: dict[str, Any]) -> int:
         data = await self._send("POST", f"POST check run {repo}", f"/repos/{_q(repo)}/check-runs", body)
@@ -194,6 +211,34 @@ class GitHubPort:
 
 def _q1(part: str) -> str:
     return urllib.parse.quote(part, safe="")
+def _stream_to_file(url: str, dest: Path, max_bytes: int, timeout: float = 120.0) -> int:
+    """Download without holding the archive in memory; over `max_bytes` is a permanent, explained failure."""
+    size = 0
+    try:
+        with requests.get(url, stream=True, timeout=timeout) as response:
+            if response.status_code == 429 or response.status_code >= 500:
+                raise GitHubRetryable(f"downloading the repository archive failed (HTTP {response.status_code})",
+                                      status=response.status_code)
+            if response.status_code != 200:
+                raise GitHubError(f"downloading the repository archive failed (HTTP {response.status_code})",
+                                  status=response.status_code)
+            with dest.open("wb") as out:
+                for chunk in response.iter_content(chunk_size=1 << 20):
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise PermanentError(f"the repository archive is over {max_bytes / 1e6:,.0f} MB")
+                    out.write(chunk)
+    except requests.RequestException as exc:
+        raise GitHubRetryable(f"downloading the repository archive failed: {type(exc).__name__}") from None
+    return size
+
+
+def _next_link(header: str) -> str | None:
+    for part in header.split(","):
+        section = part.split(";")
+        if len(section) > 1 and any(p.strip() == 'rel="next"' for p in section[1:]):
+            return section[0].strip().strip("<>")
+    return None
 
 
 def _q(repo: str) -> str:

@@ -5,20 +5,26 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arq import Retry
 
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort, PullInfo
+from reviewbot.app.repocache import DirSnapshot, RepoCache
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
+from reviewbot.inference.tools import RepoTools
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
 from reviewbot.queue.publisher import publish
-from reviewbot.review.config import CONFIG_PATH, LoadedConfig, guidance_text, parse_config, raw_mapping
+from reviewbot.review.calibration import prompt_chars
+from reviewbot.review.config import CONFIG_PATH, LoadedConfig, context_options, parse_config, raw_mapping
 from reviewbot.review.diff import ParsedDiff, parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id, run_review
+from reviewbot.review.snapshot import MemorySnapshot, Snapshot
+from reviewbot.stores import RedisStores, pr_layout_key
 
 if TYPE_CHECKING:
     from reviewbot.queue.worker import Deps
@@ -26,6 +32,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 AUTOMATIC = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
 MAX_CONTEXT_FILES = 60
+MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed with the contents-API fallback
+MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed with the contents-API fallback
 
 
 async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: str, number: int, head_sha: str,
@@ -164,12 +172,24 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
     loaded = await load_config(port, repo, pull.base_ref)
     diff_text, unseen = await load_diff(port, repo, number, pull.base_sha, pull.head_sha)
     diff = parse_diff(diff_text)
-    base_files = await _base_files(port, repo, pull, diff)
-    review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files=base_files,
-                               affinity=affinity_id("pr", job.installation_id, repo, number),
-                               guidance=guidance_text(loaded.config, [f.path for f in diff.files]))
-    result = await run_review(review_input, deps.reviewer(job.job_id))
+    # Context engine: the base tree from the repository cache, the PR's last layout, the calibrated estimate.
+    snapshot, root = await _base_snapshot(deps, port, repo, pull, diff)
+    stores = RedisStores(redis)
+    layout_key = pr_layout_key(repo, number)
+    calibration = await stores.calibration(deps.settings.model)
+    tools = RepoTools(root) if root is not None and deps.settings.max_tool_turns > 0 else None
+    options = context_options(loaded.config, deps.settings.prompt_budget, [f.path for f in diff.files],
+                              tools=tools is not None)
+    review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files={},
+                               affinity=affinity_id("pr", job.installation_id, repo, number), snapshot=snapshot,
+                               options=options, previous_layout=await stores.load_layout(layout_key),
+                               chars_per_token=calibration.chars_per_token)
+    result = await run_review(review_input, deps.reviewer(job.job_id, tools))
     await deps.budget.record(job.installation_id, result.report.usage)
+    await stores.save_layout(layout_key, result.plan.layout)
+    if result.report.usage.requests == 1:  # one request: its prompt_tokens measure exactly what we estimated
+        sent = prompt_chars(result.prompt.messages, tools.definitions() if tools is not None else None)
+        await stores.observe(deps.settings.model, sent, result.report.usage.prompt_tokens)
     if await superseded(redis, repo, number, head_sha) and (await port.get_pull(repo, number)).head_sha != head_sha:
         await check.complete("cancelled", "Review cancelled", "A newer commit was pushed while this one was being "
                              "reviewed; the newer commit is reviewed instead.")
@@ -184,6 +204,24 @@ async def _only_merged_base(port: GitHubPort, repo: str, head_sha: str, before: 
     """An "Update branch" push: a merge commit whose parents are the previous head and the base branch."""
     parents = await port.commit_parents(repo, head_sha)
     return len(parents) == 2 and parents[0] == before and parents[1] == base_sha
+
+
+async def _base_snapshot(deps: Deps, port: GitHubPort, repo: str, pull: PullInfo,
+                         diff: ParsedDiff) -> tuple[Snapshot, Path | None]:
+    """The base tree from the repository cache (one tarball per base commit, reused by every re-review) and
+    its directory for the tools; without it (archive refused or too big), the changed files through the
+    contents API and no tools."""
+    cache = RepoCache(deps.settings.data_dir / "repos", deps.settings.repo_cache_mb * 1_000_000)
+
+    async def download(dest: Path) -> None:
+        await port.download_tarball(repo, pull.base_sha, dest, MAX_ARCHIVE_BYTES)
+
+    try:
+        root = await cache.checkout(repo, pull.base_sha, download)
+    except PermanentError as exc:
+        log.warning("repository archive unavailable, using the contents API", extra={"repo": repo, "error": str(exc)})
+        return MemorySnapshot(await _base_files(port, repo, pull, diff)), None
+    return DirSnapshot(root), root
 
 
 async def _base_files(port: GitHubPort, repo: str, pull: PullInfo, diff: ParsedDiff) -> dict[str, str]:

@@ -9,6 +9,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from reviewbot.review.options import DEFAULT_PROMPT_BUDGET, ContextOptions
+from reviewbot.review.snapshot import Snapshot
+
 CONFIG_PATH = ".github/reviewbot.yml"
 Severity = Literal["critical", "major", "minor", "nit"]
 
@@ -41,7 +44,8 @@ class RepoConfig(_Strict):
     language: str = Field(default="English", max_length=40, description="Language of the comments.")
     focus: list[Literal["security", "bugs", "performance", "tests"]] = Field(
         default_factory=list, description="Areas to look at hardest.")
-    budget: int | None = Field(default=None, ge=10_000, le=240_000, description="Most prompt tokens per review.")
+    budget: int | None = Field(default=None, ge=8_000, le=200_000, description="Most prompt tokens per review "
+                                                                              "(the service default is 100,000).")
     labels: list[str] = Field(default_factory=list, description="Pull requests with any of these labels are "
                                                                "not reviewed automatically.")
     authors: list[str] = Field(default_factory=list, description="Pull requests by these authors (e.g. bots) "
@@ -125,3 +129,16 @@ def guidance_text(config: RepoConfig, paths: list[str]) -> str:
     if config.language.strip().lower() != "english":
         parts.append(f"Write titles, bodies and the summary in {config.language.strip()}.")
     return "\n\n".join(parts)
+
+
+def context_options(config: RepoConfig, default_budget: int, paths: list[str], *, tools: bool) -> ContextOptions:
+    """What the context engine needs from the configuration: budget, ignore globs and instructions."""
+    return ContextOptions(budget_tokens=config.budget or default_budget, ignore=tuple(config.ignore)[:200],
+                          instructions=guidance_text(config, paths), tools=tools)
+
+
+def read_options(snapshot: Snapshot, default_budget: int = DEFAULT_PROMPT_BUDGET, tools: bool = False,
+                 changed: list[str] | None = None) -> tuple[ContextOptions, tuple[str, ...]]:
+    """Context options from the base commit's config file, with its problems to show (the CLI's path)."""
+    loaded = parse_config(snapshot.read(CONFIG_PATH))
+    return context_options(loaded.config, default_budget, changed or [], tools=tools), tuple(loaded.errors)

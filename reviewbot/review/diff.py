@@ -10,9 +10,11 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
 from reviewbot.errors import DiffError
+from reviewbot.review.diffsplit import ChunkHeader, read_header, split_chunks, strip_prefix
 
 Side = Literal["RIGHT", "LEFT"]
-Status = Literal["added", "removed", "modified", "renamed"]
+Status = Literal["added", "removed", "modified", "renamed", "copied"]
+MAX_FILE_DIFF_CHARS = 2_000_000  # a file's diff beyond this is listed as too large, never parsed into lines
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,10 @@ class FileDiff:
     status: Status
     binary: bool
     hunks: tuple[Hunk, ...]
+    old_mode: str | None = None
+    new_mode: str | None = None
+    diff_chars: int = 0
+    too_large: bool = False
 
     @cached_property
     def _commentable(self) -> dict[Side, frozenset[int]]:
@@ -76,37 +82,81 @@ class FileDiff:
 
 
 @dataclass(frozen=True)
+class DiffProblem:
+    """A part of the diff that could not be read; the review goes on without it and says so."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class ParsedDiff:
     files: tuple[FileDiff, ...]
+    problems: tuple[DiffProblem, ...] = ()
+
+    @cached_property
+    def _by_path(self) -> dict[str, FileDiff]:
+        return {f.path: f for f in self.files}
 
     def file(self, path: str) -> FileDiff | None:
-        return next((f for f in self.files if f.path == path), None)
+        return self._by_path.get(path)
 
 
-def parse_diff(text: str) -> ParsedDiff:
-    """Parse a git-style unified diff; raise DiffError with the parser's reason when it is malformed."""
-    try:
-        patch = PatchSet(text.replace("\r\n", "\n"))
-    except UnidiffParseError as exc:
-        raise DiffError(f"could not parse the diff: {exc}") from exc
-    return ParsedDiff(files=tuple(_file(pf) for pf in patch))
+def parse_diff(text: str | bytes) -> ParsedDiff:
+    """Parse a git diff file by file; a file that does not parse becomes a problem, not a failure.
+
+    Raises DiffError only when nothing at all could be read from a non-empty diff.
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    files: list[FileDiff] = []
+    problems: list[DiffProblem] = []
+    for chunk in split_chunks(text.replace("\r\n", "\n")):
+        head = read_header(chunk)
+        path = head.new_path or head.old_path or "(unknown file)"
+        try:
+            files.extend(_chunk_files(chunk, head))
+        except UnidiffParseError as exc:
+            problems.append(DiffProblem(path, f"could not parse its diff ({exc}); it was not reviewed"))
+    if not files and problems:
+        raise DiffError(f"could not parse the diff: {problems[0].reason}")
+    return ParsedDiff(files=tuple(files), problems=tuple(problems))
 
 
-def _file(pf: Any) -> FileDiff:
-    source = _strip_prefix(pf.source_file or "")
-    target = _strip_prefix(pf.target_file or "")
+def _chunk_files(chunk: str, head: ChunkHeader) -> list[FileDiff]:
+    if head.binary or not head.has_hunks or len(chunk) > MAX_FILE_DIFF_CHARS:
+        path = head.new_path if head.status != "removed" else head.old_path
+        if path is None:
+            return []
+        old = None if head.status == "added" else head.old_path
+        return [FileDiff(path=path, old_path=old, status=head.status,  # type: ignore[arg-type]
+                         binary=head.binary, hunks=(), old_mode=head.old_mode, new_mode=head.new_mode,
+                         diff_chars=len(chunk), too_large=len(chunk) > MAX_FILE_DIFF_CHARS)]
+    git = chunk.startswith("diff --git ")
+    return [_file(pf, head if git else None, len(chunk)) for pf in PatchSet(chunk)]
+
+
+def _file(pf: Any, head: ChunkHeader | None, size: int) -> FileDiff:
+    """A FileDiff; with a git header its status wins over unidiff's guesses (an emptied file is not deleted)."""
+    source = strip_prefix(pf.source_file or "/dev/null")
+    target = strip_prefix(pf.target_file or "/dev/null")
     status: Status
-    if pf.is_added_file:
-        status, path, old = "added", target, None
-    elif pf.is_removed_file:
+    if head is not None:
+        status = head.status  # type: ignore[assignment]
+        path = (target if status != "removed" else source) or head.new_path or head.old_path or ""
+        old = None if status == "added" else (source or head.old_path)
+    elif pf.is_added_file or source is None:
+        status, path, old = "added", target or "", None
+    elif pf.is_removed_file or target is None:
         status, path, old = "removed", source, source
     elif source != target:
         status, path, old = "renamed", target, source
     else:
         status, path, old = "modified", target, source
     hunks = tuple(_hunk(h) for h in pf)
-    return FileDiff(path=path, old_path=old, status=status,
-                    binary=bool(pf.is_binary_file), hunks=hunks)
+    return FileDiff(path=path, old_path=old, status=status, binary=bool(pf.is_binary_file), hunks=hunks,
+                    old_mode=head.old_mode if head else None, new_mode=head.new_mode if head else None,
+                    diff_chars=size)
 
 
 def _hunk(h: Any) -> Hunk:
@@ -121,17 +171,17 @@ def _hunk(h: Any) -> Hunk:
                 section=(h.section_header or "").strip(), lines=tuple(lines))
 
 
-def _strip_prefix(name: str) -> str:
-    if name == "/dev/null":
-        return name
-    return name[2:] if name[:2] in ("a/", "b/") else name
-
-
 def render_numbered(file: FileDiff) -> str:
     """A file's hunks with explicit old/new line numbers, so the model can name lines GitHub accepts."""
     head = f"--- {file.old_path or '/dev/null'}\n+++ {file.path if file.status != 'removed' else '/dev/null'}"
+    if file.status in ("renamed", "copied"):
+        head += f"\n({file.status} from {file.old_path})"
+    if file.old_mode and file.new_mode and file.old_mode != file.new_mode:
+        head += f"\n(mode {file.old_mode} -> {file.new_mode})"
     if file.binary:
         return f"{head}\n(binary file, not shown)"
+    if file.too_large:
+        return f"{head}\n(a diff of {file.diff_chars / 1e6:.1f} MB, too large to show)"
     out = [head]
     for hunk in file.hunks:
         out.append(f"@@ -{hunk.old_start},{hunk.old_len} +{hunk.new_start},{hunk.new_len} @@ {hunk.section}".rstrip())

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from reviewbot.inference.pricing import Usage
 from reviewbot.review.anchor import anchor
 from reviewbot.review.diff import ParsedDiff
 from reviewbot.review.findings import ReviewOutput
-from reviewbot.review.prompt import Prompt, PromptInput, build_prompt
+from reviewbot.review.layout import Layout
+from reviewbot.review.options import ContextOptions
+from reviewbot.review.pipeline import Plan, build_plan
+from reviewbot.review.prompt import CHARS_PER_TOKEN, Prompt, PromptInput
 from reviewbot.review.render import ReviewReport
+from reviewbot.review.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
@@ -30,12 +35,19 @@ class Reviewer(Protocol):
 
 @dataclass(frozen=True)
 class ReviewInput:
+    """One review's inputs; `snapshot` is the base tree (the repository cache), else `base_files` in memory."""
+
     title: str
     description: str
     diff: ParsedDiff
     base_files: Mapping[str, str]
     affinity: str
-    guidance: str = ""
+    snapshot: Snapshot | None = None
+    options: ContextOptions = field(default_factory=ContextOptions)
+    previous_layout: Layout | None = None  # the last layout of this PR or branch, to keep its prefix
+    chars_per_token: float = CHARS_PER_TOKEN
+    volatile_note: str = ""
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -43,23 +55,33 @@ class ReviewResult:
     output: ReviewOutput
     report: ReviewReport
     prompt: Prompt
+    plan: Plan
+
+
+def prepare(inp: ReviewInput) -> Plan:
+    """The prompt plan: sections, coverage, the layout to remember, and the expected cache reuse."""
+    prompt_input = PromptInput(title=inp.title, description=inp.description, diff=inp.diff,
+                               base_files=inp.base_files, volatile_note=inp.volatile_note, snapshot=inp.snapshot,
+                               options=inp.options, chars_per_token=inp.chars_per_token, notes=inp.notes)
+    return build_plan(prompt_input, inp.previous_layout)
 
 
 def plan(inp: ReviewInput) -> Prompt:
-    """The prompt this review would send (also the `--dry-run` plan)."""
-    return build_prompt(PromptInput(title=inp.title, description=inp.description, diff=inp.diff,
-                                    base_files=inp.base_files, guidance=inp.guidance))
+    """The prompt this review would send."""
+    return prepare(inp).prompt
 
 
 async def run_review(inp: ReviewInput, reviewer: Reviewer) -> ReviewResult:
-    prompt = plan(inp)
+    # Context selection parses and searches files: a second of CPU that must not stall the event loop.
+    prepared = await asyncio.to_thread(prepare, inp)
+    prompt = prepared.prompt
     answer = await reviewer.review(prompt.messages, inp.affinity)
     placement = anchor(answer.output.findings, inp.diff)
-    reviewed = sum(1 for f in inp.diff.files if not f.binary)
+    coverage = prepared.coverage
     report = ReviewReport(summary=answer.output.summary, placement=placement, usage=answer.usage,
-                          model=answer.model, files_reviewed=reviewed, skipped=prompt.skipped,
-                          walkthrough=tuple(answer.output.walkthrough))
-    return ReviewResult(output=answer.output, report=report, prompt=prompt)
+                          model=answer.model, files_reviewed=len(coverage.reviewed) + len(coverage.partial),
+                          skipped=prompt.skipped, coverage=coverage, walkthrough=tuple(answer.output.walkthrough))
+    return ReviewResult(output=answer.output, report=report, prompt=prompt, plan=prepared)
 
 
 def affinity_id(*parts: object) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from reviewbot.inference.pricing import Usage
 from reviewbot.review.anchor import Anchored, Placement
+from reviewbot.review.coverage import Coverage, coverage_line, render_coverage
 from reviewbot.review.findings import FileNote, Finding
 
 MAX_BODY = 60_000  # GitHub allows 65,536; room for the marker and truncation note
@@ -55,7 +56,7 @@ class ReviewReport:
     files_reviewed: int
     skipped: tuple[str, ...] = ()
     walkthrough: tuple[FileNote, ...] = ()
-    coverage: str = ""
+    coverage: Coverage | None = None  # what the review saw and skipped (context engine)
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,8 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
     if notes.unseen:
         lines += ["", f"**Not reviewed**: GitHub did not show {len(notes.unseen)} file(s): "
                   + ", ".join(f"`{_cell(p)}`" for p in notes.unseen[:20])]
+    if report.coverage is not None:  # context engine: what was reviewed, skipped and why
+        lines += ["", render_coverage(report.coverage)]
     lines += ["", footer(report)]
     return _bounded("\n".join(lines)) + (f"\n{notes.marker}" if notes.marker else "")
 
@@ -125,10 +128,12 @@ def footer(report: ReviewReport) -> str:
     u = report.usage
     skipped = f", {len(report.skipped)} context file(s) left out for the budget" if report.skipped else ""
     queued = " · answered through the provider's asynchronous queue" if u.async_requests else ""
-    coverage = f"\n<sub>{neutralize(report.coverage)}</sub>" if report.coverage else ""
-    return (f"<sub>{report.files_reviewed} file(s) reviewed{skipped} · {u.prompt_tokens:,} prompt tokens "
+    seen = f"{report.files_reviewed} file(s) reviewed{skipped}"
+    if report.coverage is not None:
+        seen = coverage_line(report.coverage)
+    return (f"<sub>{seen} · {u.prompt_tokens:,} prompt tokens "
             f"({u.cache_ratio:.0%} cached) · {u.completion_tokens:,} completion tokens · "
-            f"${u.cost_usd:.4f} · {neutralize(report.model)}{queued}</sub>{coverage}")
+            f"${u.cost_usd:.4f} · {neutralize(report.model)}{queued}</sub>")
 
 
 def _finding_line(f: Finding, links: Links) -> str:

@@ -63,6 +63,8 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", f"{_REPO}/pulls/{{number}}", "token", github_repos.get_pull),
     ("GET", f"{_REPO}/pulls/{{number}}/files", "token", github_repos.list_pull_files),
     ("GET", f"{_REPO}/contents/{{path:path}}", "token", github_repos.get_contents),
+    ("GET", f"{_REPO}/tarball/{{ref:path}}", "token", github_repos.get_tarball),
+    ("GET", "/_codeload/{owner}/{repo}/legacy.tar.gz/{sha}", "none", github_repos.get_codeload),
     ("GET", f"{_REPO}/collaborators/{{user}}/permission", "token", github_repos.get_permission),
     ("GET", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.list_reviews),
     ("POST", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.create_review),

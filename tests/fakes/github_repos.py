@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import base64
+import hashlib
+import io
+import tarfile
 from typing import Any
 
 from tests.fakes.diffs import FileDiff, git_blob_sha, git_diff
@@ -239,3 +242,47 @@ def get_permission(state: GitHubState, call: Call) -> Reply:
     return Reply(
         json={"permission": _CLASSIC_PERMISSION.get(role, "none"), "role_name": role, "user": state.user(login)}
     )
+
+
+# ----- repository archives (context engine): GitHub redirects to codeload, which needs no Authorization ---------
+
+
+def codeload_token(state: GitHubState, repo: str, sha: str) -> str:
+    """The short-lived token GitHub puts in the redirect; here derived, so the fake keeps no extra state."""
+    return hashlib.sha256(f"{state.app_slug}:{repo}@{sha}".encode()).hexdigest()[:24]
+
+
+def get_tarball(state: GitHubState, call: Call) -> Reply:
+    sha = state.resolve_ref(call.repo, call.params["ref"])
+    if sha is None or (call.repo, sha) not in state.commits:
+        raise not_found()
+    owner, name = call.repo.split("/", 1)
+    location = (f"{state.base_url}/_codeload/{owner}/{name}/legacy.tar.gz/{sha}"
+                f"?token={codeload_token(state, call.repo, sha)}")
+    return Reply(302, headers={"location": location})
+
+
+def get_codeload(state: GitHubState, call: Call) -> Reply:
+    repo, sha = call.repo, call.params["sha"]
+    if call.query.get("token") != codeload_token(state, repo, sha) or (repo, sha) not in state.commits:
+        raise not_found()
+    return Reply(text=tarball(repo, sha, state.commits[(repo, sha)]), media_type="application/x-gzip",
+                 headers={"content-disposition": f"attachment; filename={repo.replace('/', '-')}-{sha[:7]}.tar.gz"})
+
+
+def tarball(repo: str, sha: str, files: dict[str, str]) -> bytes:
+    """A gzip tarball shaped like GitHub's: a pax global header with the commit, one `owner-repo-sha7/` folder."""
+    top = f"{repo.replace('/', '-')}-{sha[:7]}"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT, pax_headers={"comment": sha}) as tar:
+        directories = sorted({"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)})
+        for directory in ["", *directories]:
+            info = tarfile.TarInfo(f"{top}/{directory}".rstrip("/") + "/")
+            info.type, info.mode = tarfile.DIRTYPE, 0o775
+            tar.addfile(info)
+        for path in sorted(files):
+            data = files[path].encode()
+            info = tarfile.TarInfo(f"{top}/{path}")
+            info.size, info.mode = len(data), 0o664
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()

@@ -1,0 +1,102 @@
+"""Safe extraction of repository archives: regular files only, inside the destination, within size caps."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from reviewbot.errors import PermanentError
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_bytes: int = 5_000_000  # bigger files are data or build output: left out of the tree
+    max_total_bytes: int = 1_000_000_000
+    max_members: int = 300_000
+
+
+@dataclass
+class Extracted:
+    files: int = 0
+    bytes: int = 0
+    truncated: bool = False  # the archive went past max_total_bytes or max_members: the tree is partial
+    skipped: dict[str, int] = field(default_factory=dict)  # why -> how many members were left out
+
+    def skip(self, why: str) -> None:
+        self.skipped[why] = self.skipped.get(why, 0) + 1
+
+
+def safe_parts(name: str, strip_top: bool) -> tuple[str, ...] | None:
+    """The member's path parts below the destination, or None when it would escape (absolute, `..`, drive)."""
+    if name.startswith(("/", "\\")) or "\\" in name or "\0" in name or (len(name) > 1 and name[1] == ":"):
+        return None
+    parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
+    if any(p == ".." for p in parts):
+        return None
+    if strip_top:
+        parts = parts[1:]  # GitHub's `owner-repo-sha7/` folder
+    return tuple(parts)
+
+
+def extract(archive: Path, dest: Path, limits: Limits = Limits(), *, strip_top: bool = True) -> Extracted:
+    """Stream `archive` (tar, optionally compressed) into the new directory `dest`.
+
+    Links (symbolic and hard), devices and FIFOs are never created, so nothing in the tree can point outside it;
+    members with absolute paths or `..` are refused; oversized files are skipped; the totals are capped.
+    """
+    dest.mkdir(parents=True, exist_ok=False)
+    root = dest.resolve()
+    stats = Extracted()
+    try:
+        with tarfile.open(archive, mode="r|*") as tar:
+            for member in tar:
+                if stats.files + sum(stats.skipped.values()) >= limits.max_members:
+                    stats.truncated = True
+                    break
+                if member.isdir():
+                    continue  # directories are made on demand, for files that pass the checks
+                if member.issym() or member.islnk():
+                    stats.skip("link")
+                    continue
+                if not member.isfile():
+                    stats.skip("special file")
+                    continue
+                parts = safe_parts(member.name, strip_top)
+                if not parts:
+                    stats.skip("unsafe path")
+                    continue
+                if member.size > limits.max_file_bytes:
+                    stats.skip("file too large")
+                    continue
+                if stats.bytes + member.size > limits.max_total_bytes:
+                    stats.truncated = True
+                    break
+                if _write(tar, member, root, parts):
+                    stats.files += 1
+                    stats.bytes += member.size
+                else:
+                    stats.skip("path conflict")
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise PermanentError(f"the repository archive could not be read: {exc}") from None
+    return stats
+
+
+def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, parts: tuple[str, ...]) -> bool:
+    target = root.joinpath(*parts)
+    if os.path.commonpath([root, target]) != str(root):
+        return False
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # O_EXCL | O_NOFOLLOW: never write through anything already there (duplicates, a file named like a dir).
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except (FileExistsError, NotADirectoryError, IsADirectoryError):
+        return False
+    source = tar.extractfile(member)
+    with os.fdopen(fd, "wb") as out:
+        if source is not None:
+            shutil.copyfileobj(source, out, 1 << 20)
+    return True
