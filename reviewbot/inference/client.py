@@ -75,7 +75,7 @@ class ModelClient:
         if memo is None:
             return await self._send(body, affinity)
         if (done := await memo.result(key)) is not None:
-            return self._result(done, 0.0, via_async=True)
+            return self._result(done, 0.0, via_async=True, affinity=affinity)
         if (request_id := await memo.pending(key)) is not None:
             return await self._poll(memo, key, request_id, affinity)
         try:
@@ -94,7 +94,7 @@ class ModelClient:
             raise ModelQueued("still waiting in the provider's asynchronous queue", retry_after=self.async_poll_s)
         await memo.save_result(key, completion)
         await memo.clear_pending(key)
-        return self._result(completion, 0.0, via_async=True)
+        return self._result(completion, 0.0, via_async=True, affinity=affinity)
 
     async def _send(self, body: dict[str, Any], affinity: str) -> ChatResult:
         if self.reject_if_busy:
@@ -114,7 +114,8 @@ class ModelClient:
                     except ValueError:
                         payload = None
                     if isinstance(payload, dict):
-                        return self._result(payload, time.monotonic() - started, via_async=False)
+                        return self._result(payload, time.monotonic() - started, via_async=False,
+                                            affinity=affinity)
                     error = ModelRetryable("model answered 200 with a body that is not JSON")
                 else:
                     error = classify(response)
@@ -145,7 +146,7 @@ class ModelClient:
         assert self.run_url is not None
         return AsyncQueue(self.http, self.run_url, self._headers(affinity))
 
-    def _result(self, payload: dict[str, Any], latency: float, *, via_async: bool) -> ChatResult:
+    def _result(self, payload: dict[str, Any], latency: float, *, via_async: bool, affinity: str) -> ChatResult:
         body = payload.get("result", payload) if isinstance(payload.get("result"), dict) else payload
         try:
             choice = body["choices"][0]
@@ -161,7 +162,9 @@ class ModelClient:
             usage = Usage(**{**usage.__dict__, "async_requests": 1})
         log.info("model request", extra={"model": served, "prompt_tokens": usage.prompt_tokens,
                                          "cached_tokens": usage.cached_tokens, "latency_s": round(latency, 3),
-                                         "completion_tokens": usage.completion_tokens, "async": via_async})
+                                         "completion_tokens": usage.completion_tokens,
+                                         "reasoning_tokens": usage.reasoning_tokens, "async": via_async,
+                                         "affinity": affinity})
         return ChatResult(content=message.get("content"), tool_calls=list(message.get("tool_calls") or []),
                           reasoning=message.get("reasoning_content") or message.get("reasoning"),
                           finish_reason=choice.get("finish_reason"), model=served, usage=usage, latency_s=latency)
