@@ -40,8 +40,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     redeliver = sub.add_parser("redeliver", help="ask GitHub to redeliver webhooks that never succeeded")
     redeliver.add_argument("--since", default="24h", help="how far back to look: 30m, 24h, 7d (default 24h)")
     redeliver.add_argument("--dry-run", action="store_true", help="only print what would be redelivered")
+    config = sub.add_parser("config", help="the repository configuration file (.github/reviewbot.yml)")
+    config_sub = config.add_subparsers(dest="config_command", required=True)
+    config_sub.add_parser("schema", help="print the JSON Schema of .github/reviewbot.yml")
+    validate = config_sub.add_parser("validate", help="check a .github/reviewbot.yml (exit 1 when invalid)")
+    validate.add_argument("file", type=Path)
     args = parser.parse_args(argv)
     try:
+        if args.command == "config":
+            return config_command(args.config_command, getattr(args, "file", None))
         if args.command == "doctor":
             return app_commands.doctor_command()
         settings = Settings.load()
@@ -63,6 +70,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def config_command(command: str, path: Path | None) -> int:
+    """`config schema` prints the published schema; `config validate FILE` is for CI."""
+    from reviewbot.review.config import json_schema, parse_config
+
+    if command == "schema":
+        print(json_schema())
+        return 0
+    assert path is not None
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        print(f"reviewbot: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 1
+    errors = parse_config(text, source=str(path)).errors
+    for error in errors:
+        print(error, file=sys.stderr)
+    if not errors:
+        print(f"{path}: valid")
+    return 1 if errors else 0
 
 
 def _redis_url(settings: Settings) -> tuple[str, EmbeddedRedis | None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import UTC, datetime
 from typing import Any
@@ -57,7 +58,28 @@ class CheckRun:
         for batch in batches[1:]:
             await self.port.update_check_run(self.repo, self.id, {"output": {**output, "annotations": batch}})
         if self.redis is not None:
-            await self.redis.delete(keys.check_run_key(self.repo, self.head_sha))
+            await self.redis.delete(keys.check_run_key(self.repo, self.head_sha),
+                                    keys.check_result_key(self.repo, self.head_sha))
+
+    async def remember(self, conclusion: str, title: str, summary: str) -> None:
+        """Keep the planned result until the run is completed, so a job re-run after a crash between posting
+        the review and completing the check can still complete it truthfully."""
+        if self.redis is not None:
+            await self.redis.set(keys.check_result_key(self.repo, self.head_sha),
+                                 json.dumps([conclusion, title, summary]), ex=keys.STATE_TTL)
+
+    async def complete_remembered(self) -> bool:
+        """Complete a run left open by a crashed job with the result it had planned; False if none."""
+        if self.redis is None:
+            return False
+        raw, existing = await self.redis.get(keys.check_result_key(self.repo, self.head_sha)), \
+            await self.redis.get(keys.check_run_key(self.repo, self.head_sha))
+        if not raw or not existing:
+            return False
+        conclusion, title, summary = json.loads(raw)
+        self.id = int(existing)
+        await self.complete(conclusion, title, summary)
+        return True
 
     async def fail(self, reason: str) -> None:
         """Never `success` for a review that did not happen; and never raise while reporting a failure."""

@@ -18,7 +18,7 @@ from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.tools import RepoTools
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
-from reviewbot.queue.publisher import publish
+from reviewbot.queue.publisher import already_posted, publish
 from reviewbot.review.calibration import prompt_chars
 from reviewbot.review.config import CONFIG_PATH, LoadedConfig, context_options, parse_config, raw_mapping
 from reviewbot.review.diff import ParsedDiff, parse_diff
@@ -61,6 +61,11 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         if skip:
             log.info("review not wanted", extra={**job, "reason": skip})
             return {"outcome": "skipped", "reason": skip}
+        if await already_posted(port, repo, number, head_sha, run):
+            # A re-run after a crash: the review is on the PR; finish the check run it may have left open.
+            await check.complete_remembered()
+            log.info("review already posted by an earlier run of this job", extra=job)
+            return {"outcome": "already posted"}
         if spent := await deps.budget.exhausted(installation_id):
             await check.complete("neutral", "Daily budget spent", spent)
             return {"outcome": "budget", "reason": spent}

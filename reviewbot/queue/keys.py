@@ -57,6 +57,10 @@ def check_run_key(repo: str, head_sha: str) -> str:
     return f"{PREFIX}:check:{repo}@{head_sha}"
 
 
+def check_result_key(repo: str, head_sha: str) -> str:
+    return f"{PREFIX}:check-result:{repo}@{head_sha}"
+
+
 APP_SLUG_KEY = f"{PREFIX}:app:slug"
 
 

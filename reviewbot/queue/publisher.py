@@ -34,15 +34,17 @@ def review_markers(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
+async def already_posted(port: GitHubPort, repo: str, number: int, head_sha: str, run_id: str) -> bool:
+    """True when an earlier run of this very request (same SHA, same run id) already posted its review."""
+    return any(m.get("sha") == head_sha and m.get("run") == run_id
+               for m in review_markers(await port.list_reviews(repo, number)))
+
+
 async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha: str, report: ReviewReport,
                   diff: ParsedDiff, config: RepoConfig, run_id: str, full: bool,
                   config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = ()) -> dict[str, Any]:
     repo, number = check.repo, pull.number
     earlier = review_markers(await port.list_reviews(repo, number))
-    if any(m.get("sha") == head_sha and m.get("run") == run_id for m in earlier):
-        log.info("review already posted by an earlier run of this job", extra={"repo": repo, "pr": number})
-        await check.complete("neutral", "Review already posted", "This commit's review was already posted.")
-        return {"outcome": "already posted"}
     threads = await port.review_threads(repo, number)
     existing = _open_findings(threads, full)
     last = next((m.get("sha") for m in reversed(earlier) if m.get("sha") != head_sha), None)
@@ -55,6 +57,7 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
     publication = plan(report, diff, head_sha=head_sha, config=config, run_id=run_id, existing=existing,
                        changed_lines=changed, head_files=head_files, links=links, config_errors=config_errors,
                        unseen=unseen)
+    await check.remember(publication.conclusion, publication.title, publication.summary)
     review_id = await _post(port, repo, number, publication)
     resolved = await _resolve_fixed(port, repo, number, threads, publication, head_sha)
     summary = publication.summary + (f"\n\n{resolved} earlier finding(s) are fixed; their threads were resolved."
