@@ -23,7 +23,8 @@ HEAD_1 = ("def load(path):\n    data = open(path).read()\n    return data\n\n\n"
           "def parse(text):\n    return eval(text)\n")
 # The push fixes load (closes the file) and adds save(), which has a new problem; parse is untouched.
 HEAD_2 = ("import json\n\n\ndef load(path):\n    with open(path) as f:\n        return f.read()\n\n\n"
-          "def parse(text):\n    return eval(text)\n\n\ndef save(path, obj):\n    open(path, 'w').write(json.dumps(obj))\n")
+          "def parse(text):\n    return eval(text)\n\n\n"
+          "def save(path, obj):\n    open(path, 'w').write(json.dumps(obj))\n")
 
 
 def finding(line: int, title: str, category: str = "bug", severity: str = "major", **kw: Any) -> dict[str, Any]:
