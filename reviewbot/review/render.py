@@ -133,7 +133,7 @@ def footer(report: ReviewReport) -> str:
         seen = coverage_line(report.coverage)
     return (f"<sub>{seen} · {u.prompt_tokens:,} prompt tokens "
             f"({u.cache_ratio:.0%} cached) · {u.completion_tokens:,} completion tokens · "
-            f"${u.cost_usd:.4f} · {neutralize(report.model)}{queued}</sub>")
+            f"${u.cost_usd:.4f} · `{report.model.replace(chr(96), '')}`{queued}</sub>")
 
 
 def _finding_line(f: Finding, links: Links) -> str:
