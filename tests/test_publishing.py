@@ -140,3 +140,32 @@ def test_config_schema_and_validate_commands(tmp_path: Any) -> None:
     assert run("validate", str(good)).returncode == 0
     failed = run("validate", str(bad))
     assert failed.returncode == 1 and "max_comments" in failed.stderr
+
+
+async def test_a_thread_a_person_replied_to_is_left_for_them(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    pull = fake_github.add_pull(REPO, 7, base_files={"app/io.py": BASE}, head_files={"app/io.py": HEAD_1})
+    fake_model.script_reply(findings_json([finding(2, "File handle is never closed")]))
+    await review(web, settings, redis_url, pull)
+    [ours] = fake_github.review_comments[(REPO, 7)]
+    fake_github.review_comments[(REPO, 7)].append({**ours, "id": ours["id"] + 100_000, "in_reply_to_id": ours["id"],
+                                                   "user": {"login": "octocat", "type": "User"},
+                                                   "body": "I disagree, the GC closes it."})
+    pushed = fake_github.update_head(REPO, 7, {"app/io.py": HEAD_2})
+    fake_model.script_reply(findings_json([]))
+    await review(web, settings, redis_url, pushed, "pull_request.synchronize", before=pull["head"]["sha"])
+    assert fake_github.resolved_threads == set()
+    assert not [c for c in fake_github.review_comments[(REPO, 7)] if "fixed" in c["body"]]
+
+
+async def test_more_than_fifty_annotations_go_in_batches(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    head = "".join(f"v{i} = eval(input())\n" for i in range(60))
+    pull = fake_github.add_pull(REPO, 7, base_files={"app/io.py": ""}, head_files={"app/io.py": head})
+    fake_model.script_reply(findings_json([finding(i, f"eval number {i}", "security") for i in range(1, 61)]))
+    await review(web, settings, redis_url, pull)
+    [check] = fake_github.check_runs.values()
+    assert len(check["annotations"]) == 60
+    assert [len(h.get("output", {}).get("annotations", [])) for h in check["history"]][-2:] == [50, 10]
