@@ -1,4 +1,4 @@
-"""The `reviewbot` command: serve, worker, review."""
+"""The `reviewbot` command: serve, worker, review, usage."""
 
 from __future__ import annotations
 
@@ -29,14 +29,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     review.add_argument("--head", default="HEAD")
     review.add_argument("--format", choices=["json", "markdown"], default="markdown")
     review.add_argument("--dry-run", action="store_true", help="print the prompt plan; call no model")
+    usage = sub.add_parser("usage", help="what reviews cost, per repository, from the usage ledger")
+    usage.add_argument("--since", default="7d", help="a span (7d, 24h, 2w) or a date (2026-10-01); default 7d")
+    usage.add_argument("--repo", help="only this repository (owner/name)")
+    usage.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    usage.add_argument("--records", action="store_true", help="export the ledger's records instead of totals")
     args = parser.parse_args(argv)
     try:
         settings = Settings.load()
-        setup_logging(settings.secrets, logging.WARNING if args.command == "review" else logging.INFO)
+        quiet = args.command in ("review", "usage")
+        setup_logging(settings.secrets, logging.WARNING if quiet else logging.INFO, settings.log_format)
         if args.command == "serve":
             return serve_command(settings, args.host, args.port)
         if args.command == "worker":
             return worker_command(settings)
+        if args.command == "usage":
+            return _usage(settings, args)
         from reviewbot.cli_review import review_command
 
         return review_command(settings, args.repo, args.base, args.head, args.format, args.dry_run)
@@ -45,6 +53,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _usage(settings: Settings, args: argparse.Namespace) -> int:
+    from reviewbot.cli_usage import usage_command
+
+    redis_url, embedded = _redis_url(settings)
+    try:
+        return usage_command(settings, redis_url, args.since, args.repo, args.format, args.records)
+    finally:
+        if embedded is not None:
+            embedded.stop()
 
 
 def _redis_url(settings: Settings) -> tuple[str, EmbeddedRedis | None]:
@@ -69,7 +88,7 @@ def serve_command(settings: Settings, host: str, port: int) -> int:
     run_worker = embedded is not None and not missing
     if embedded is not None and not run_worker:
         log.warning("the worker is not started until the configuration above is complete")
-    app = create_app(settings, redis_url, run_worker=run_worker)
+    app = create_app(settings, redis_url, run_worker=run_worker, listen_host=host)
     try:
         uvicorn.run(app, host=host, port=port, log_config=None, timeout_graceful_shutdown=30)
     finally:

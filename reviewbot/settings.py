@@ -55,6 +55,9 @@ class Settings:
     prices: dict[str, Price] = field(default_factory=lambda: dict(DEFAULT_PRICES))
     daily_budget_usd: float | None = None
     daily_budget_tokens: int | None = None
+    dashboard_token: str | None = field(default=None, repr=False)
+    ledger_days: int = 90
+    log_format: str = "auto"
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
@@ -103,6 +106,9 @@ class Settings:
             prices=_prices(get("REVIEWBOT_PRICES")),
             daily_budget_usd=_optional(get, "REVIEWBOT_DAILY_BUDGET_USD"),
             daily_budget_tokens=_int_or_none(_optional(get, "REVIEWBOT_DAILY_BUDGET_TOKENS")),
+            dashboard_token=_dashboard_token(get("REVIEWBOT_DASHBOARD_TOKEN")),
+            ledger_days=int(_number(get, "REVIEWBOT_LEDGER_DAYS", 90)),
+            log_format=_choice(get, "REVIEWBOT_LOG_FORMAT", ("auto", "json", "text"), "auto"),
         )
 
     @classmethod
@@ -162,7 +168,7 @@ class Settings:
     def secrets(self) -> list[str]:
         """Values that must never appear in logs or output."""
         values = [self.github_private_key, self.github_webhook_secret, self.github_token,
-                  self.cloudflare_api_token]
+                  self.cloudflare_api_token, self.dashboard_token]
         return [v for v in values if v]
 
 
@@ -197,6 +203,19 @@ def _flag(get: _Get, name: str, default: bool | None) -> bool | None:
     if lowered in ("0", "false", "no", "off"):
         return False
     raise ConfigError(f"{name} must be on or off, got {raw!r}")
+
+
+def _choice(get: _Get, name: str, allowed: tuple[str, ...], default: str) -> str:
+    raw = (get(name) or default).lower()
+    if raw not in allowed:
+        raise ConfigError(f"{name} must be one of {', '.join(allowed)}, got {raw!r}")
+    return raw
+
+
+def _dashboard_token(raw: str | None) -> str | None:
+    if raw is not None and len(raw) < 16:  # it guards cost data over the network: no short guessable words
+        raise ConfigError("REVIEWBOT_DASHBOARD_TOKEN must be at least 16 characters (try `openssl rand -hex 24`)")
+    return raw
 
 
 def _optional(get: _Get, name: str) -> float | None:

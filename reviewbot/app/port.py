@@ -49,6 +49,11 @@ class GitHubPort:
     def close(self) -> None:
         self._gh.close()
 
+    def rate_limit(self) -> tuple[int, int] | None:
+        """(remaining, limit) from the last response's x-ratelimit headers; None before any response."""
+        remaining, limit = self._gh.requester.rate_limiting  # read without a request
+        return None if remaining < 0 else (int(remaining), int(limit))
+
     async def _call(self, what: str, fn: Callable[[], T]) -> T:
         def guarded() -> T:
             try:

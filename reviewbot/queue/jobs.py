@@ -11,6 +11,7 @@ from arq import Retry
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
+from reviewbot.observe.context import note_review
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
 from reviewbot.review.config import CONFIG_PATH, RepoConfig, parse_config
@@ -136,6 +137,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, ins
     review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files=base_files,
                                affinity=affinity_id("pr", installation_id, repo, number))
     result = await run_review(review_input, deps.reviewer(job_id))
+    note_review(result.report)  # observe: files and findings for the usage ledger
     if await superseded(redis, repo, number, head_sha) and (await port.get_pull(repo, number)).head_sha != head_sha:
         await check.complete("cancelled", "Review cancelled", "A newer commit was pushed while this one was being "
                              "reviewed; the newer commit is reviewed instead.")
