@@ -9,7 +9,7 @@ from markupsafe import Markup, escape
 
 from reviewbot.observe.ledger import Day
 
-WIDTH, HEIGHT = 720, 220
+WIDTH, HEIGHT = 600, 220
 LEFT, RIGHT, TOP, BOTTOM = 60, 44, 14, 30
 PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 

@@ -93,7 +93,8 @@ class Ledger:
         fields = {name: str(getattr(entry, name)) for name in FIELDS}
         day_key = DAY_PREFIX + datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.xadd(STREAM, fields, id=stream_id, minid=int((now - self.days * 86_400) * 1000), approximate=True)
+            pipe.xadd(STREAM, fields, id=stream_id, minid=int((now - self.days * 86_400) * 1000),
+                      approximate=False)  # exact: each append removes only the few records that just aged out
             pipe.hincrby(day_key, "runs", 1)
             pipe.hincrby(day_key, "reviews", int(entry.outcome == "reviewed"))
             pipe.hincrby(day_key, "failures", int(entry.outcome in ("failed", "error")))
