@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import httpx
 import pytest
 
+from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.settings import Settings
 from reviewbot.webhooks.server import create_app
 from tests.conftest import INSTALLATION, REPO
@@ -84,3 +88,19 @@ def test_metrics_need_the_dashboard_token_when_one_is_set(env: dict[str, str]) -
             httpx.Client(base_url=served.url, timeout=10) as client:
         assert client.get("/metrics").status_code == 401
         assert value(scrape(client, authorization=f"Bearer {token}"), "reviewbot_redis_up") == 1
+
+
+def test_with_redis_down_metrics_say_so_and_readiness_fails_but_liveness_holds(settings: Settings) -> None:
+    server = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="rb-down-", dir="/tmp")))
+    url = server.start()
+    try:
+        with ServedApp(create_app(settings, url), lifespan="on") as served, \
+                httpx.Client(base_url=served.url, timeout=10) as client:
+            server.stop()
+            samples = scrape(client)
+            assert samples == {("reviewbot_redis_up", frozenset()): 0.0}
+            ready = client.get("/readyz")
+            assert ready.status_code == 503 and ready.json()["redis"] == "unreachable"
+            assert client.get("/healthz").status_code == 200
+    finally:
+        server.stop()
