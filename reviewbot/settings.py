@@ -107,7 +107,7 @@ class Settings:
             daily_budget_usd=_optional(get, "REVIEWBOT_DAILY_BUDGET_USD"),
             daily_budget_tokens=_int_or_none(_optional(get, "REVIEWBOT_DAILY_BUDGET_TOKENS")),
             dashboard_token=_dashboard_token(get("REVIEWBOT_DASHBOARD_TOKEN")),
-            ledger_days=int(_number(get, "REVIEWBOT_LEDGER_DAYS", 90)),
+            ledger_days=max(1, int(_number(get, "REVIEWBOT_LEDGER_DAYS", 90))),
             log_format=_choice(get, "REVIEWBOT_LOG_FORMAT", ("auto", "json", "text"), "auto"),
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import httpx
@@ -74,6 +75,16 @@ async def test_a_crash_is_recorded_once_as_an_error_with_the_exception(
     await review(web, settings, redis_url, open_pull(fake_github))
     [entry] = await ledger_entries(redis_url)
     assert entry.outcome == "error" and entry.reason.startswith("KeyError")
+
+
+async def test_a_review_cut_off_by_the_job_timeout_is_recorded_as_a_timeout(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_model.script_delay(4.0)
+    fake_model.script_reply(findings_json([]))
+    await review(web, dataclasses.replace(settings, job_timeout=2.0), redis_url, open_pull(fake_github))
+    [entry] = await ledger_entries(redis_url)
+    assert entry.outcome == "timeout" and "REVIEWBOT_JOB_TIMEOUT (2s)" in entry.reason
 
 
 async def test_every_try_of_a_review_that_waited_on_the_queue_adds_up_in_one_record(

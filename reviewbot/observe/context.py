@@ -18,7 +18,7 @@ LOG_FIELDS = ("delivery", "job_id", "repo", "pr", "sha", "event")
 SEVERITIES = ("critical", "major", "minor", "nit")
 
 
-class RateLimited(Protocol):
+class HasRateLimit(Protocol):
     def rate_limit(self) -> tuple[int, int] | None: ...
 
 
@@ -47,7 +47,7 @@ class Scope:
     fields: dict[str, Any]
     requests: list[ModelRequest] = field(default_factory=list)
     report: ReportFacts | None = None
-    ports: list[RateLimited] = field(default_factory=list)
+    ports: list[HasRateLimit] = field(default_factory=list)
 
     @property
     def usage(self) -> Usage:
@@ -58,7 +58,7 @@ class Scope:
         return self.requests[-1].model if self.requests else ""
 
 
-P = TypeVar("P", bound=RateLimited)
+P = TypeVar("P", bound=HasRateLimit)
 _CURRENT: ContextVar[Scope | None] = ContextVar("reviewbot_scope", default=None)
 
 

@@ -10,6 +10,7 @@ from importlib.resources import files
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -18,13 +19,12 @@ from reviewbot.logs import REDACTOR, Redactor
 from reviewbot.observe.access import COOKIE, authorized, secured, sign_in, token_matches
 from reviewbot.observe.charts import cache_chart, cost_chart
 from reviewbot.observe.exposition import QueueDepth, queue_depth
-from reviewbot.observe.ledger import Day, Entry, Ledger
+from reviewbot.observe.ledger import FAILED, Day, Entry, Ledger
 from reviewbot.settings import Settings
 
 DAYS = 30
 RECENT = 50
 SCANNED = 500  # the newest records searched for failures
-FAILED = ("failed", "error")
 MAX_FORM = 4096
 
 
@@ -94,7 +94,11 @@ def dashboard_routes(settings: Settings, exposed: bool) -> list[BaseRoute]:
     async def dashboard(request: Request) -> Response:
         if (refusal := refused(request)) is not None:
             return refusal
-        view = await load_view(request.app.state.pool, settings)
+        try:
+            view = await load_view(request.app.state.pool, settings)
+        except (RedisError, OSError):
+            return page("message.html", 503, title="Redis unavailable",
+                        message="The ledger lives in Redis, which did not answer. /readyz says more.")
         return page("dashboard.html", view=view, totals=view.totals, cost_svg=cost_chart(view.days),
                     cache_svg=cache_chart(view.days), model=settings.model, signed_in=token is not None)
 

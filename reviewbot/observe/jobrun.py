@@ -67,7 +67,7 @@ def observed(fn: JobFunction, function: str) -> JobFunction:
                 end = End("waiting" if isinstance(cause, Waiting) else "retry" if cause else "requeued", final=False)
                 raise
             except asyncio.CancelledError:
-                end = End("cancelled", final=False)
+                end = _cancelled(ctx["settings"], time.time() - started)
                 raise
             except Exception as exc:  # recorded, then re-raised for arq to handle as before
                 end = End("error", f"{type(exc).__name__}: {exc}")
@@ -76,6 +76,13 @@ def observed(fn: JobFunction, function: str) -> JobFunction:
                 await _finish(ctx, function, scope, end, started)
 
     return run
+
+
+def _cancelled(settings: Settings, elapsed: float) -> End:
+    """arq cancels a job at its timeout (and fails it for good) or at shutdown (and runs it again)."""
+    if elapsed >= settings.job_timeout - 1:
+        return End("timeout", f"the review did not finish within REVIEWBOT_JOB_TIMEOUT ({settings.job_timeout:.0f}s)")
+    return End("cancelled", final=False)
 
 
 def _describe(signature: inspect.Signature, ctx: dict[str, Any], args: tuple[Any, ...],

@@ -12,6 +12,7 @@ STREAM = "reviewbot:ledger"
 DAY_PREFIX = "reviewbot:ledger:day:"
 MICRO = 1_000_000
 PAGE = 1_000
+FAILED = ("failed", "error", "timeout")  # what the dashboard and `usage` count as failures
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Entry:
     repo: str
     pr: int
     sha: str
-    outcome: str  # reviewed, failed, error, superseded, skipped, paused, budget
+    outcome: str  # reviewed, failed, error, timeout, superseded, skipped, paused, budget
     reason: str = ""
     trigger: str = ""
     installation: int = 0
@@ -97,7 +98,7 @@ class Ledger:
                       approximate=False)  # exact: each append removes only the few records that just aged out
             pipe.hincrby(day_key, "runs", 1)
             pipe.hincrby(day_key, "reviews", int(entry.outcome == "reviewed"))
-            pipe.hincrby(day_key, "failures", int(entry.outcome in ("failed", "error")))
+            pipe.hincrby(day_key, "failures", int(entry.outcome in FAILED))
             pipe.hincrby(day_key, "micro_usd", round(entry.cost_usd * MICRO))
             pipe.hincrby(day_key, "micro_saved", round(entry.saved_usd * MICRO))
             pipe.hincrby(day_key, "prompt_tokens", entry.prompt_tokens)

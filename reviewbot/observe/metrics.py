@@ -1,10 +1,9 @@
-"""Prometheus metrics kept in Redis hashes, so every web and worker process on every host adds to one set.
+"""Prometheus metrics kept in Redis hashes, so every web and worker process on every host adds to one set."""
 
-prometheus-client's multiprocess mode shares files in one directory, which only works for processes on one
-host that start with the same PROMETHEUS_MULTIPROC_DIR; reviewbot scales out with web and worker processes on
-any hosts sharing one Redis, so the counts live there. Each update is a few HINCRBYFLOATs sent in one pipeline
-(a job sends one pipeline when it ends); `/metrics` reads them back and renders them with prometheus-client.
-"""
+# Why not prometheus-client's multiprocess mode: it shares files in one PROMETHEUS_MULTIPROC_DIR, so it only
+# covers processes on one host, while reviewbot's web and worker processes may run on any host that reaches
+# Redis. Updates are HINCRBYFLOATs sent in one pipeline (a job sends one when a try ends); `/metrics` reads them
+# back and renders them with prometheus-client (exposition.py).
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from reviewbot.observe.ledger import COLUMNS, Entry
+from reviewbot.observe.ledger import COLUMNS, FAILED, Entry
 
 TOTAL = "(total)"  # a repository name always has a slash, so this row cannot collide with one
 _SPAN = re.compile(r"^(\d+(?:\.\d+)?)([smhdw])$")
@@ -38,7 +38,7 @@ class Totals:
         if e.outcome == "reviewed":
             self.reviewed += 1
             self.review_seconds += e.duration_s
-        elif e.outcome in ("failed", "error"):
+        elif e.outcome in FAILED:
             self.failed += 1
         elif e.outcome == "superseded":
             self.superseded += 1
