@@ -14,7 +14,7 @@ from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, findings_json
-from tests.helpers import HEAD_CALC, bug_finding, deliver, open_pull, payload, run_worker_until_idle
+from tests.helpers import HEAD_CALC, bug_finding, deliver, eventually, open_pull, payload, run_worker_until_idle
 from tests.observe_helpers import ledger_entries, served_totals
 
 CAPACITY = {"result": None, "success": False, "errors": [{"code": 3040, "message": "Capacity temporarily exceeded"}]}
@@ -80,11 +80,12 @@ async def test_a_crash_is_recorded_once_as_an_error_with_the_exception(
 async def test_a_review_cut_off_by_the_job_timeout_is_recorded_as_a_timeout(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_model.script_delay(4.0)
+    fake_model.script_delay(2.5)
     fake_model.script_reply(findings_json([]))
     await review(web, dataclasses.replace(settings, job_timeout=2.0), redis_url, open_pull(fake_github))
     [entry] = await ledger_entries(redis_url)
     assert entry.outcome == "timeout" and "REVIEWBOT_JOB_TIMEOUT (2s)" in entry.reason
+    await eventually(lambda: len(fake_model.served) == 1, what="the abandoned answer")  # not into the next test
 
 
 async def test_every_try_of_a_review_that_waited_on_the_queue_adds_up_in_one_record(
