@@ -1,4 +1,4 @@
-"""The `reviewbot` command: serve, worker, review, setup, doctor, redeliver."""
+"""The `reviewbot` command: serve, worker, review, setup, doctor, redeliver, config, usage."""
 
 from __future__ import annotations
 
@@ -45,6 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     config_sub.add_parser("schema", help="print the JSON Schema of .github/reviewbot.yml")
     validate = config_sub.add_parser("validate", help="check a .github/reviewbot.yml (exit 1 when invalid)")
     validate.add_argument("file", type=Path)
+    usage = sub.add_parser("usage", help="what reviews cost, per repository, from the usage ledger")
+    usage.add_argument("--since", default="7d", help="a span (7d, 24h, 2w) or a date (2026-10-01); default 7d")
+    usage.add_argument("--repo", help="only this repository (owner/name)")
+    usage.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    usage.add_argument("--records", action="store_true", help="export the ledger's records instead of totals")
     args = parser.parse_args(argv)
     try:
         if args.command == "config":
@@ -52,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "doctor":
             return app_commands.doctor_command()
         settings = Settings.load()
-        setup_logging(settings.secrets, logging.WARNING if args.command == "review" else logging.INFO)
+        quiet = args.command in ("review", "usage")
+        setup_logging(settings.secrets, logging.WARNING if quiet else logging.INFO, settings.log_format)
         if args.command == "serve":
             return serve_command(settings, args.host, args.port)
         if args.command == "worker":
@@ -62,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                               code=args.code, port=args.port)
         if args.command == "redeliver":
             return app_commands.redeliver_command(settings, args.since, args.dry_run)
+        if args.command == "usage":
+            return _usage(settings, args)
         from reviewbot.cli_review import review_command
 
         return review_command(settings, args.repo, args.base, args.head, args.format, args.dry_run)
@@ -91,6 +99,15 @@ def config_command(command: str, path: Path | None) -> int:
     if not errors:
         print(f"{path}: valid")
     return 1 if errors else 0
+def _usage(settings: Settings, args: argparse.Namespace) -> int:
+    from reviewbot.cli_usage import usage_command
+
+    redis_url, embedded = _redis_url(settings)
+    try:
+        return usage_command(settings, redis_url, args.since, args.repo, args.format, args.records)
+    finally:
+        if embedded is not None:
+            embedded.stop()
 
 
 def _redis_url(settings: Settings) -> tuple[str, EmbeddedRedis | None]:
@@ -116,7 +133,7 @@ def serve_command(settings: Settings, host: str, port: int) -> int:
     if embedded is not None and not run_worker:
         log.warning("the worker is not started until the configuration above is complete")
     setup = app_commands.setup_for_serve(settings, host, port)
-    app = create_app(settings, redis_url, run_worker=run_worker, setup=setup)
+    app = create_app(settings, redis_url, run_worker=run_worker, setup=setup, listen_host=host)
     try:
         uvicorn.run(app, host=host, port=port, log_config=None, timeout_graceful_shutdown=30)
     finally:

@@ -16,6 +16,7 @@ from reviewbot.inference.memo import MemoryMemo
 from reviewbot.inference.pricing import DEFAULT_PRICES, cost
 from reviewbot.inference.structured import StructuredReviewer
 from reviewbot.localgit import LocalChange, read_local_change
+from reviewbot.observe.progress import ReviewStatus
 from reviewbot.queue.worker import model_client
 from reviewbot.review.config import read_options
 from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, prepare, run_review
@@ -60,14 +61,17 @@ async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
     timeout = httpx.Timeout(settings.model_timeout, connect=10.0)
     memo = MemoryMemo()  # answers that came through the provider's queue, replayed on the next pass
     async with httpx.AsyncClient(timeout=timeout) as http:
-        reviewer = StructuredReviewer(model_client(settings, http), memo=memo, max_turns=settings.max_tool_turns,
+        client = model_client(settings, http)
+        reviewer = StructuredReviewer(client, memo=memo, max_turns=settings.max_tool_turns,
                                       token_budget=settings.review_token_budget)
-        while True:
-            try:
-                return await run_review(inp, reviewer)
-            except ModelQueued as exc:
-                print(f"reviewbot: {exc}; polling again in {exc.retry_after:.0f}s", file=sys.stderr)
-                await asyncio.sleep(exc.retry_after or 10.0)
+        with ReviewStatus() as status:  # progress on stderr when it is a terminal
+            client.on_request = status.request_done
+            while True:
+                try:
+                    return await run_review(inp, reviewer)
+                except ModelQueued as exc:
+                    print(f"reviewbot: {exc}; polling again in {exc.retry_after:.0f}s", file=sys.stderr)
+                    await asyncio.sleep(exc.retry_after or 10.0)
 
 
 def _as_json(result: ReviewResult) -> str:

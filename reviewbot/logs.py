@@ -6,6 +6,8 @@ import logging
 import sys
 from collections.abc import Iterable
 
+from reviewbot.observe.logformat import ContextFilter, JsonFormatter, wants_json
+
 _RECORD = logging.LogRecord("", 0, "", 0, "", None, None)
 _STANDARD = set(vars(_RECORD)) | {"message", "asctime", "taskName", "color_message"}
 
@@ -52,12 +54,16 @@ class ContextFormatter(logging.Formatter):
 REDACTOR = Redactor(())
 
 
-def setup_logging(secrets: Iterable[str], level: int = logging.INFO) -> None:
-    """Configure the root logger once; secrets added later (installation tokens) use REDACTOR.add."""
+def setup_logging(secrets: Iterable[str], level: int = logging.INFO, fmt: str = "auto") -> None:
+    """Configure the root logger once; secrets added later (installation tokens) use REDACTOR.add.
+
+    `fmt` is json, text, or auto (text on a terminal, JSON otherwise)."""
     for secret in secrets:
         REDACTOR.add(secret)
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(ContextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(JsonFormatter() if wants_json(fmt, sys.stderr)
+                         else ContextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(ContextFilter())  # before the redactor, so the fields it adds are scrubbed too
     handler.addFilter(REDACTOR)
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -65,6 +65,9 @@ class Settings:
     # context engine (issue 5)
     prompt_budget: int = 100_000
     repo_cache_mb: int = 2_048
+    dashboard_token: str | None = field(default=None, repr=False)
+    ledger_days: int = 90
+    log_format: str = "auto"
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
@@ -121,6 +124,9 @@ class Settings:
             write_interval=_number(get, "REVIEWBOT_WRITE_INTERVAL", 1.0),
             prompt_budget=_bounded_int(get, "REVIEWBOT_PROMPT_TOKENS", 100_000, 8_000, 200_000),
             repo_cache_mb=_bounded_int(get, "REVIEWBOT_REPO_CACHE_MB", 2_048, 100, 1_000_000),
+            dashboard_token=_dashboard_token(get("REVIEWBOT_DASHBOARD_TOKEN")),
+            ledger_days=max(1, int(_number(get, "REVIEWBOT_LEDGER_DAYS", 90))),
+            log_format=_choice(get, "REVIEWBOT_LOG_FORMAT", ("auto", "json", "text"), "auto"),
         )
 
     @classmethod
@@ -180,7 +186,7 @@ class Settings:
     def secrets(self) -> list[str]:
         """Values that must never appear in logs or output."""
         values = [self.github_private_key, self.github_webhook_secret, self.github_token,
-                  self.cloudflare_api_token]
+                  self.cloudflare_api_token, self.dashboard_token]
         return [v for v in values if v]
 
 
@@ -233,6 +239,19 @@ def _flag(get: _Get, name: str, default: bool | None) -> bool | None:
     if lowered in ("0", "false", "no", "off"):
         return False
     raise ConfigError(f"{name} must be on or off, got {raw!r}")
+
+
+def _choice(get: _Get, name: str, allowed: tuple[str, ...], default: str) -> str:
+    raw = (get(name) or default).lower()
+    if raw not in allowed:
+        raise ConfigError(f"{name} must be one of {', '.join(allowed)}, got {raw!r}")
+    return raw
+
+
+def _dashboard_token(raw: str | None) -> str | None:
+    if raw is not None and len(raw) < 16:  # it guards cost data over the network: no short guessable words
+        raise ConfigError("REVIEWBOT_DASHBOARD_TOKEN must be at least 16 characters (try `openssl rand -hex 24`)")
+    return raw
 
 
 def _optional(get: _Get, name: str) -> float | None:

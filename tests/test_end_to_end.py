@@ -111,7 +111,7 @@ def test_sigterm_lets_a_running_review_finish_before_exiting(
 
 def _healthy(client: httpx.Client) -> bool:
     try:
-        return client.get("/healthz").status_code == 200
+        return client.get("/readyz").status_code == 200
     except httpx.TransportError:
         return False
 

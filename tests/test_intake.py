@@ -265,7 +265,8 @@ async def test_redis_down_is_503_and_the_redelivery_is_accepted_later(
             server.stop()
             down = deliver(client, "pull_request", body, delivery="guid-down")
             assert down.status_code == 503
-            assert client.get("/healthz").status_code == 503
+            assert client.get("/readyz").status_code == 503
+            assert client.get("/healthz").status_code == 200  # liveness: the process itself is fine
             server.start()
             await asyncio.sleep(0.2)
             again = deliver(client, "pull_request", body, delivery="guid-down")

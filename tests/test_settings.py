@@ -50,3 +50,15 @@ def test_secrets_are_not_in_the_repr() -> None:
     s = Settings.from_mapping({"GITHUB_WEBHOOK_SECRET": "hush-hush", "CLOUDFLARE_API_TOKEN": "cf-secret"})
     assert "hush-hush" not in repr(s) and "cf-secret" not in repr(s)
     assert set(s.secrets) == {"hush-hush", "cf-secret"}
+
+
+def test_observability_variables_are_validated_by_name() -> None:
+    s = Settings.from_mapping({"REVIEWBOT_DASHBOARD_TOKEN": "t" * 16, "REVIEWBOT_LEDGER_DAYS": "30",
+                               "REVIEWBOT_LOG_FORMAT": "JSON"})
+    assert (s.ledger_days, s.log_format) == (30, "json") and "t" * 16 in s.secrets and "t" * 16 not in repr(s)
+    with pytest.raises(ConfigError, match="REVIEWBOT_DASHBOARD_TOKEN must be at least 16"):
+        Settings.from_mapping({"REVIEWBOT_DASHBOARD_TOKEN": "short"})
+    with pytest.raises(ConfigError, match="REVIEWBOT_LOG_FORMAT must be one of auto, json, text"):
+        Settings.from_mapping({"REVIEWBOT_LOG_FORMAT": "xml"})
+    with pytest.raises(ConfigError, match="REVIEWBOT_LEDGER_DAYS"):
+        Settings.from_mapping({"REVIEWBOT_LEDGER_DAYS": "-1"})

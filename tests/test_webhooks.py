@@ -88,5 +88,6 @@ def test_ping_installation_and_unhandled_events(web: httpx.Client, redis_url: st
     assert queued(redis_url) == []
 
 
-def test_healthz_reports_redis(web: httpx.Client) -> None:
-    assert web.get("/healthz").json() == {"status": "ok", "redis": "ok"}
+def test_healthz_is_liveness_and_readyz_checks_redis_and_configuration(web: httpx.Client) -> None:
+    assert web.get("/healthz").json() == {"status": "ok"}
+    assert web.get("/readyz").json() == {"status": "ready", "redis": "ok", "config": "ok"}

@@ -26,6 +26,7 @@ MAX_WRITE_S = 60.0  # how long a crashed writer can hold the shared write slot
 class Quota:
     remaining: int
     reset_at: float  # epoch seconds
+    limit: int = 0
 
 
 class RateLimits:
@@ -51,9 +52,14 @@ class RateLimits:
         try:
             remaining = int(lowered["x-ratelimit-remaining"])
             reset_at = float(lowered["x-ratelimit-reset"])
+            limit = int(lowered.get("x-ratelimit-limit") or 0)
         except (KeyError, ValueError, TypeError):
             return
-        self._quotas[key] = Quota(remaining, reset_at)
+        self._quotas[key] = Quota(remaining, reset_at, limit)
+
+    def quota(self, key: str) -> Quota | None:
+        """The last quota GitHub reported for a key (for the rate-limit gauge), without a request."""
+        return self._quotas.get(key)
 
     async def check_quota(self, key: str, what: str) -> None:
         """Wait for the reset when the quota is (nearly) spent and the reset is near; else ask for a defer."""

@@ -60,6 +60,11 @@ class GitHubPort:
     async def _get(self, what: str, url: str, **kw: Any) -> Any:
         return (await self._http.request("GET", url, what=what, **kw))[1]
 
+    def rate_limit(self) -> tuple[int, int] | None:
+        """(remaining, limit) from the last response's x-ratelimit headers; None before any response."""
+        quota = self._http.limits.quota(self._http.credentials.key)
+        return None if quota is None else (quota.remaining, quota.limit)
+
     async def _send(self, verb: str, what: str, url: str, body: Any, **kw: Any) -> Any:
         return (await self._http.request(verb, url, what=what, body=body, **kw))[1]
 

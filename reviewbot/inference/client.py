@@ -6,6 +6,7 @@ import asyncio
 import logging
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,7 @@ class ModelClient:
     max_completion_tokens: int | None = None
     bucket: RequestBucket | None = None
     form_index: int = 0  # which response_format shape the provider accepted; later reviews start there
+    on_request: Callable[[ChatResult], None] | None = None  # told of every paid request (not replays)
 
     def body(self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None = None,
              tools: list[dict[str, Any]] | None = None, tool_choice: str | None = None) -> dict[str, Any]:
@@ -75,7 +77,7 @@ class ModelClient:
         if memo is None:
             return await self._send(body, affinity)
         if (done := await memo.result(key)) is not None:
-            return self._result(done, 0.0, via_async=True, affinity=affinity)
+            return self._result(done, 0.0, via_async=True, affinity=affinity, replay=True)
         if (request_id := await memo.pending(key)) is not None:
             return await self._poll(memo, key, request_id, affinity)
         try:
@@ -146,7 +148,8 @@ class ModelClient:
         assert self.run_url is not None
         return AsyncQueue(self.http, self.run_url, self._headers(affinity))
 
-    def _result(self, payload: dict[str, Any], latency: float, *, via_async: bool, affinity: str) -> ChatResult:
+    def _result(self, payload: dict[str, Any], latency: float, *, via_async: bool, affinity: str,
+                replay: bool = False) -> ChatResult:
         body = payload.get("result", payload) if isinstance(payload.get("result"), dict) else payload
         try:
             choice = body["choices"][0]
@@ -165,6 +168,9 @@ class ModelClient:
                                          "completion_tokens": usage.completion_tokens,
                                          "reasoning_tokens": usage.reasoning_tokens, "async": via_async,
                                          "affinity": affinity})
-        return ChatResult(content=message.get("content"), tool_calls=list(message.get("tool_calls") or []),
-                          reasoning=message.get("reasoning_content") or message.get("reasoning"),
-                          finish_reason=choice.get("finish_reason"), model=served, usage=usage, latency_s=latency)
+        result = ChatResult(content=message.get("content"), tool_calls=list(message.get("tool_calls") or []),
+                            reasoning=message.get("reasoning_content") or message.get("reasoning"),
+                            finish_reason=choice.get("finish_reason"), model=served, usage=usage, latency_s=latency)
+        if self.on_request is not None and not replay:  # a replayed answer was paid for when it arrived
+            self.on_request(result)
+        return result

@@ -6,6 +6,7 @@ import logging
 
 from arq.connections import ArqRedis
 
+from reviewbot.observe.context import delivery_kwarg
 from reviewbot.queue import keys
 
 log = logging.getLogger(__name__)
@@ -17,7 +18,8 @@ async def enqueue_review(pool: ArqRedis, installation_id: int, repo: str, number
     """True when a new job was queued; False when one for this SHA is already queued or running."""
     job_id = keys.review_job_id(repo, number, head_sha)
     job = await pool.enqueue_job(keys.REVIEW_FUNCTION, installation_id, repo, number, head_sha,
-                                 trigger=trigger, full=full, draft=draft, before=before, run=run, _job_id=job_id)
+                                 trigger=trigger, full=full, draft=draft, before=before, run=run, _job_id=job_id,
+                                 **delivery_kwarg())  # observe: the webhook's delivery id on the job's logs
     if job is None and full:
         await pool.set(keys.full_key(job_id), "1", ex=keys.STATE_TTL)  # upgrade the queued one to a full review
     log.info("review enqueued", extra={"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger,

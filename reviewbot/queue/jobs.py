@@ -16,6 +16,7 @@ from reviewbot.app.repocache import DirSnapshot, RepoCache
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.tools import RepoTools
+from reviewbot.observe.context import note_review
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
 from reviewbot.queue.publisher import already_posted, publish
@@ -190,6 +191,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
                                options=options, previous_layout=await stores.load_layout(layout_key),
                                chars_per_token=calibration.chars_per_token)
     result = await run_review(review_input, deps.reviewer(job.job_id, tools))
+    note_review(result.report)  # observe: files and findings for the usage ledger
     await deps.budget.record(job.installation_id, result.report.usage)
     await stores.save_layout(layout_key, result.plan.layout)
     if result.report.usage.requests == 1:  # one request: its prompt_tokens measure exactly what we estimated

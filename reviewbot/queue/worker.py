@@ -21,6 +21,8 @@ from reviewbot.inference.client import ModelClient
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.ratelimit import RequestBucket
 from reviewbot.inference.structured import StructuredReviewer, Tools
+from reviewbot.observe.context import record_request, watch_port
+from reviewbot.observe.jobrun import observed
 from reviewbot.queue import keys
 from reviewbot.queue.command_job import handle_command
 from reviewbot.queue.jobs import review_pull_request
@@ -44,12 +46,13 @@ class Deps:
     limits: RateLimits = field(default_factory=RateLimits)
 
     def port(self, token: str) -> GitHubPort:
-        return GitHubPort(token, self.settings.github_api_url, limits=self.limits)
+        return watch_port(GitHubPort(token, self.settings.github_api_url, limits=self.limits))
 
     def installation_port(self, installation_id: int) -> GitHubPort:
         """A port that fetches (and after a 401 refreshes) the installation's token itself."""
         credentials = InstallationCredentials(self.tokens, installation_id)
-        return GitHubPort(credentials, self.settings.github_api_url, limits=self.limits)
+        # observe: the port's last rate-limit headers feed the gauge
+        return watch_port(GitHubPort(credentials, self.settings.github_api_url, limits=self.limits))
 
     def reviewer(self, scope: str, tools: Tools | None = None) -> StructuredReviewer:
         """A reviewer for one job: its memo lets a re-run job replay answers that came through the queue."""
@@ -74,8 +77,10 @@ def build_deps(settings: Settings, redis: Any, transport: httpx.AsyncBaseTranspo
     limits = RateLimits(redis=redis, max_wait=settings.rate_limit_wait, write_interval=settings.write_interval)
     slots = InstallationSlots(redis, settings.installation_concurrency, lease_s=settings.job_timeout + 60)
     budget = DailyBudget(redis, settings.daily_budget_usd, settings.daily_budget_tokens)
-    return Deps(settings=settings, http=http, tokens=tokens, client=model_client(settings, http, bucket),
-                slots=slots, budget=budget, redis=redis, limits=limits)
+    client = model_client(settings, http, bucket)
+    client.on_request = record_request  # observe: each paid request is charged to the job that made it
+    return Deps(settings=settings, http=http, tokens=tokens, client=client, slots=slots, budget=budget, redis=redis,
+                limits=limits)
 
 
 def model_client(settings: Settings, http: httpx.AsyncClient, bucket: RequestBucket | None = None) -> ModelClient:
@@ -113,8 +118,9 @@ def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, hand
     """An arq Worker with JSON job payloads; `ctx` may carry prebuilt deps (tests, embedded mode)."""
     return Worker(
         # arq's try counter also counts waits for a free slot; real failures have their own budget (retries.py).
-        functions=[func(review_pull_request, name=keys.REVIEW_FUNCTION, max_tries=10_000),
-                   func(handle_command, name=keys.COMMAND_FUNCTION, max_tries=10_000)],
+        # observed(): metrics for every try, and one ledger record per review however it ends.
+        functions=[func(observed(review_pull_request, "review"), name=keys.REVIEW_FUNCTION, max_tries=10_000),
+                   func(observed(handle_command, "command"), name=keys.COMMAND_FUNCTION, max_tries=10_000)],
         redis_settings=redis_settings(redis_url),
         on_startup=startup,
         on_shutdown=shutdown,

@@ -8,6 +8,7 @@ from typing import Any
 
 from arq.connections import ArqRedis
 
+from reviewbot.observe.context import delivery_kwarg
 from reviewbot.queue import keys
 from reviewbot.queue.enqueue import enqueue_review
 from reviewbot.settings import Settings
@@ -71,7 +72,7 @@ class Intake:
             job = await self.pool.enqueue_job(
                 keys.COMMAND_FUNCTION, decision.installation_id, decision.repo, decision.number,
                 decision.comment_id, decision.author, decision.trusted, decision.command.verb,
-                decision.command.name, _job_id=job_id)
+                decision.command.name, _job_id=job_id, **delivery_kwarg())  # observe: delivery id on its logs
             return Outcome(202, {"status": "queued" if job else "already queued", "job_id": job_id})
         return Outcome(202, {"status": "ignored"})
 

@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from reviewbot.app.identity import remember_slug
+from reviewbot.observe.web import observe_routes, observed_webhook
 from reviewbot.queue import keys
 from reviewbot.queue.worker import make_worker, redis_settings
 from reviewbot.settings import Settings
@@ -36,8 +37,10 @@ class BodyTooLarge(Exception):
 
 
 def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
-               worker_ctx: dict[str, Any] | None = None, setup: SetupPages | None = None) -> Starlette:
-    """The web app; with `run_worker` the arq worker runs in this process too (the embedded, one-command mode)."""
+               worker_ctx: dict[str, Any] | None = None, setup: SetupPages | None = None,
+               listen_host: str = "127.0.0.1") -> Starlette:
+    """The web app; with `run_worker` the arq worker runs in this process too (the embedded, one-command mode).
+    `listen_host` is where uvicorn listens: off loopback, the dashboard needs REVIEWBOT_DASHBOARD_TOKEN."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -66,17 +69,14 @@ def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
         return await receive(request, settings, request.app.state.intake)
 
     async def healthz(request: Request) -> Response:
-        try:
-            await asyncio.wait_for(request.app.state.pool.ping(), timeout=2)
-        except (RedisError, OSError, TimeoutError):
-            return JSONResponse({"status": "unavailable", "redis": "unreachable"}, status_code=503)
-        return JSONResponse({"status": "ok", "redis": "ok"})
+        return JSONResponse({"status": "ok"})  # liveness only: Redis and configuration are /readyz
 
     async def index(request: Request) -> Response:
         return PlainTextResponse("reviewbot: POST GitHub webhooks to /webhooks/github\n")
 
     routes = [Route("/", index), Route("/healthz", healthz),
-              Route("/webhooks/github", webhook, methods=["POST"])]
+              Route("/webhooks/github", observed_webhook(webhook), methods=["POST"]),
+              *observe_routes(settings, listen_host)]  # /readyz, /metrics, /dashboard
     if setup is not None:  # no App configured yet: the one-click setup pages
         routes += setup.routes()
     return Starlette(routes=routes, lifespan=lifespan)

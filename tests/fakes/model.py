@@ -143,6 +143,8 @@ class FakeModel:
             self.async_calls: list[dict[str, Any]] = []
             # response_format kinds this provider refuses with 400 (8001): "envelope", "bare", "json_object".
             self.rejected_forms: set[str] = set()
+            # The `model` and `usage` of every completion answered, synchronously or through the queue.
+            self.served: list[dict[str, Any]] = []
 
     def script_reply(
         self,
@@ -266,7 +268,7 @@ class FakeModel:
             message["tool_calls"] = [_tool_call(i, call) for i, call in enumerate(reply.tool_calls)]
         if reply.reasoning is not None:
             message["reasoning_content"] = reply.reasoning
-        return {
+        completion = {
             "id": f"chatcmpl-{secrets.token_hex(12)}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -274,6 +276,9 @@ class FakeModel:
             "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
             "usage": self._usage(body, reply.content, affinity),
         }
+        with self._lock:
+            self.served.append({"model": completion["model"], "usage": completion["usage"]})
+        return completion
 
 
 async def _sse(completion: dict[str, Any], include_usage: bool) -> AsyncIterator[str]:

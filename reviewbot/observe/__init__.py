@@ -1,0 +1,1 @@
+"""Observability: metrics in Redis, the usage ledger, structured logs, the dashboard and their routes."""
