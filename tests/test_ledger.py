@@ -41,7 +41,7 @@ async def test_a_posted_review_is_one_record_with_its_files_findings_tokens_and_
     assert (entry.critical, entry.major, entry.minor, entry.nit) == (0, 1, 0, 1)
     assert (entry.prompt_tokens, entry.cached_tokens, entry.completion_tokens) == \
         (truth["prompt"], truth["cached"], truth["completion"])
-    assert entry.cost_usd == pytest.approx(truth["cost"], abs=1e-6)  # each try is kept to the micro-dollar and entry.cost_usd > 0
+    assert entry.cost_usd == pytest.approx(truth["cost"], abs=1e-6) and entry.cost_usd > 0  # to the micro-dollar
     assert (entry.requests, entry.async_requests, entry.model) == (1, 0, "@cf/moonshotai/kimi-k2.5")
     assert entry.delivery == "delivery-42" and entry.job_id.endswith(f"{REPO}#7@{pull['head']['sha']}")
     assert 0 < entry.duration_s < time.time() - started and entry.at >= started - 1
