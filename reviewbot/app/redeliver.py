@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from reviewbot.app.app_api import AppApi
 from reviewbot.errors import ConfigError, GitHubError, GitHubRetryable
+from reviewbot.observe.progress import counting
 
 _SINCE = re.compile(r"^\s*(\d+)\s*([smhd])\s*$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
@@ -63,19 +64,23 @@ async def redeliver(api: AppApi, window: timedelta, *, dry_run: bool, out: TextI
     deliveries = await recent_deliveries(api, since)
     failed = to_redeliver(deliveries)
     refused = 0
-    for delivery in failed:
-        what = (f"{delivery['guid']} {delivery.get('event')}.{delivery.get('action') or '-'} "
-                f"(last attempt {delivery['delivered_at']}: {delivery.get('status')})")
-        if dry_run:
-            print(f"would redeliver {what}", file=out)
-            continue
-        try:
-            await api.redeliver(int(delivery["id"]))
-        except (GitHubError, GitHubRetryable) as exc:
-            refused += 1
-            print(f"could not redeliver {what}: {exc}", file=out)
-            continue
-        print(f"redelivered {what}", file=out)
+    # Redeliveries are spaced a second apart (GitHub's write guidance): a bar on a terminal shows how far along.
+    with counting("redelivering", 0 if dry_run else len(failed)) as advance:
+        for delivery in failed:
+            what = (f"{delivery['guid']} {delivery.get('event')}.{delivery.get('action') or '-'} "
+                    f"(last attempt {delivery['delivered_at']}: {delivery.get('status')})")
+            if dry_run:
+                print(f"would redeliver {what}", file=out)
+                continue
+            try:
+                await api.redeliver(int(delivery["id"]))
+            except (GitHubError, GitHubRetryable) as exc:
+                refused += 1
+                print(f"could not redeliver {what}: {exc}", file=out)
+                continue
+            finally:
+                advance(1)
+            print(f"redelivered {what}", file=out)
     guids = len({d["guid"] for d in deliveries})
     done = "nothing redelivered (dry run)" if dry_run else f"{len(failed) - refused} redelivered"
     print(f"{len(failed)} of {guids} webhook deliveries since {since:%Y-%m-%d %H:%M} UTC never succeeded; {done}.",
