@@ -19,13 +19,19 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    (root / "app").mkdir(parents=True)
+def new_repo(root: Path) -> Path:
+    """An empty git repository on `main` with a committer configured."""
+    root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
     git(root, "config", "user.email", "dev@example.com")
     git(root, "config", "user.name", "Dev")
+    return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = new_repo(tmp_path / "project")
+    (root / "app").mkdir()
     (root / "app" / "calc.py").write_text(BASE_CALC)
     (root / "README.md").write_text("# project\n")
     git(root, "add", "-A")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.model import FakeModel, findings_json
-from tests.test_cli_review import git, model_env, run_cli
+from tests.test_cli_review import git, model_env, new_repo, run_cli
 
 PRICING = "def price(item):\n    return item.cents\n"
 CHECKOUT = "from shop.pricing import price\n\n\ndef charge(cart):\n    return sum(price(i) for i in cart)\n"
@@ -17,11 +17,8 @@ CHECKOUT = "from shop.pricing import price\n\n\ndef charge(cart):\n    return su
 
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    (root / "shop").mkdir(parents=True)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "dev@example.com")
-    git(root, "config", "user.name", "Dev")
+    root = new_repo(tmp_path / "shop")
+    (root / "shop").mkdir()
     (root / "shop" / "pricing.py").write_text(PRICING)
     (root / "shop" / "checkout.py").write_text(CHECKOUT)
     (root / "AGENTS.md").write_text("Prices are integer cents.\n")

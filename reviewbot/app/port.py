@@ -238,14 +238,6 @@ def _stream_to_file(url: str, dest: Path, max_bytes: int, timeout: float = 120.0
     return size
 
 
-def _next_link(header: str) -> str | None:
-    for part in header.split(","):
-        section = part.split(";")
-        if len(section) > 1 and any(p.strip() == 'rel="next"' for p in section[1:]):
-            return section[0].strip().strip("<>")
-    return None
-
-
 def _q(repo: str) -> str:
     owner, _, name = repo.partition("/")
     return f"{_q1(owner)}/{_q1(name)}"
