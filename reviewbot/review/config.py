@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from reviewbot.review.options import DEFAULT_PROMPT_BUDGET, ContextOptions
 from reviewbot.review.precision import Precision
@@ -57,6 +57,12 @@ class RepoConfig(_Strict):
                                                                "not reviewed automatically.")
     authors: list[str] = Field(default_factory=list, description="Pull requests by these authors (e.g. bots) "
                                                                 "are not reviewed automatically.")
+
+    @field_validator("verify", mode="before")
+    @classmethod
+    def _yaml_switch(cls, value: object) -> object:
+        """YAML reads a bare `off` as false (and `on` as true): take them as the words they were."""
+        return {False: "off", True: "major"}.get(value, value) if isinstance(value, bool) else value
 
 
 @dataclass(frozen=True)
