@@ -51,6 +51,7 @@ class ModelClient:
     max_completion_tokens: int | None = None
     bucket: RequestBucket | None = None
     form_index: int = 0  # which response_format shape the provider accepted; later reviews start there
+    prefer_async: bool = False  # audits: every request goes to the asynchronous queue first (needs a memo)
 
     def body(self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None = None,
              tools: list[dict[str, Any]] | None = None, tool_choice: str | None = None) -> dict[str, Any]:
@@ -78,6 +79,10 @@ class ModelClient:
             return self._result(done, 0.0, via_async=True)
         if (request_id := await memo.pending(key)) is not None:
             return await self._poll(memo, key, request_id, affinity)
+        if self.prefer_async and self.run_url is not None:  # not real-time work: queue it, poll it later
+            request_id = await self._queue(affinity).submit(body)
+            await memo.save_pending(key, request_id)
+            raise ModelQueued("submitted to the provider's asynchronous queue", retry_after=self.async_poll_s)
         try:
             return await self._send(body, affinity)
         except ModelRetryable as exc:
