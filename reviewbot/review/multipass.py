@@ -4,12 +4,14 @@ fingerprint."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from reviewbot.review.diff import ParsedDiff
 from reviewbot.review.findings import SEVERITY_RANK, Finding
 from reviewbot.review.fingerprint import anchored_code, code_key, fingerprint
 
 MAX_PASSES = 5
+ROUND_HEADING = "## Review pass "
 # Pass 1 is the plain review. The others look from different angles and read the diff in a different order,
 # so their mistakes are less correlated; only the last message differs, so the prefix stays cached.
 PASS_INSTRUCTIONS: tuple[str, ...] = (
@@ -34,7 +36,16 @@ def pass_messages(messages: list[dict[str, str]], index: int) -> list[dict[str, 
     if index == 0:
         return messages
     text = PASS_INSTRUCTIONS[index % MAX_PASSES] + " Answer with the same JSON object as before."
-    return [*messages, {"role": "user", "content": f"## Review pass {index + 1}\n\n{text}"}]
+    return [*messages, {"role": "user", "content": f"{ROUND_HEADING}{index + 1}\n\n{text}"}]
+
+
+def pass_number(messages: Sequence[dict[str, Any]]) -> int:
+    """Which pass (1-based) a conversation belongs to: its first message after the shared two says so."""
+    content = messages[2].get("content") if len(messages) > 2 else None
+    if isinstance(content, str) and content.startswith(ROUND_HEADING):
+        number = content[len(ROUND_HEADING):].split("\n", 1)[0]
+        return int(number) if number.isdigit() else 1
+    return 1
 
 
 def _keys(finding: Finding, diff: ParsedDiff) -> tuple[str, ...]:

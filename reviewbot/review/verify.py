@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from reviewbot.review.patching import head_text
 
 VerifyPolicy = Literal["off", "major", "all"]
 VERIFY_HEADER = "## Verification of candidate findings"
+CANDIDATE_HEADING = re.compile(r"^### Candidate (\d+): (.*)$", re.MULTILINE)  # one per candidate, as written below
 BATCH = 20  # candidates per verification request
 RADIUS = 12  # lines of code shown on each side of a candidate
 Verdict = Literal["confirm", "refute", "downgrade"]
