@@ -164,3 +164,20 @@ def test_the_config_schema_documents_verify_and_passes() -> None:
     assert (schema["passes"]["minimum"], schema["passes"]["maximum"], schema["passes"]["default"]) == (1, 5, 1)
     assert parse_config("verify: off\npasses: 2\n").config.verify == "off"  # YAML's bare off is a boolean
     assert parse_config("passes: 9\n").errors
+
+
+async def test_a_queued_verification_resumes_without_asking_for_the_review_again(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    capacity = {"errors": [{"code": 3040, "message": "Capacity temporarily exceeded"}]}
+    fake_model.script_reply(findings_json([AVERAGE]))  # the review is answered at once...
+    for _ in range(3):
+        fake_model.script_error(429, capacity)  # ...the verification finds the provider full
+    fake_model.async_polls_before_done = 1
+    posted = await review(web, settings, redis_url, fake_github, open_pull(fake_github))
+
+    assert len(fake_model.review_requests()) == 1  # the re-run job replayed the review from its memo
+    [submitted] = [c["requests"][0] for c in fake_model.async_calls if "requests" in c]
+    assert verification_candidates(submitted) == [(1, AVERAGE["title"])]
+    assert [c["line"] for c in posted["comments"]] == [5]
+    assert "asynchronous queue" in posted["body"]
