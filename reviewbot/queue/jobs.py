@@ -100,6 +100,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         log.warning("review failed, may be retried", extra={**job, "error": str(exc)})
         await retries.retry_later(redis, job_id, exc)  # raises Retry unless the budget is spent
         await check.fail(f"The review gave up after {retries.MAX_ATTEMPTS} attempts: {exc}")
+        await RedisMemo(redis, job_id).clear()  # a later Re-run asks the model afresh
         return {"outcome": "failed", "reason": str(exc)}
     except PermanentError as exc:
         log.warning("review failed", extra={**job, "error": str(exc)})
