@@ -25,7 +25,7 @@ from reviewbot.localgit import git
 from reviewbot.queue.worker import model_client
 from reviewbot.review import auditreport
 from reviewbot.review.auditplan import CHUNK_TOKENS, Chunk, Listed, Without, added_diff, auditable, plan_chunks
-from reviewbot.review.config import CONFIG_PATH, context_options, parse_config, precision, with_security
+from reviewbot.review.config import CONFIG_PATH, RepoConfig, context_options, parse_config, precision, with_security
 from reviewbot.review.diff import parse_diff
 from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, run_review
 from reviewbot.review.filters import VENDORED_DIRS
@@ -131,7 +131,7 @@ async def _run(settings: Settings, root: Path, snapshot: Snapshot, state: dict[s
         await asyncio.gather(*(one(c) for c in todo))
 
 
-def _input(settings: Settings, config: Any, snapshot: Snapshot, chunk: Chunk, total: int,
+def _input(settings: Settings, config: RepoConfig, snapshot: Snapshot, chunk: Chunk, total: int,
            state: dict[str, Any]) -> ReviewInput:
     files = {p: text for p in chunk.paths if (text := snapshot.read(p)) is not None}
     options = context_options(config, settings.prompt_budget, list(chunk.paths), tools=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from reviewbot.review.config import json_schema, parse_config
+from reviewbot.review.config import json_schema, parse_config, precision
 from reviewbot.settings import Settings
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
@@ -164,6 +164,8 @@ def test_the_config_schema_documents_verify_and_passes() -> None:
     assert (schema["passes"]["minimum"], schema["passes"]["maximum"], schema["passes"]["default"]) == (1, 5, 1)
     assert parse_config("verify: off\npasses: 2\n").config.verify == "off"  # YAML's bare off is a boolean
     assert parse_config("passes: 9\n").errors
+    # focus: [security] in the config is security mode: every candidate is verified, even with verify: off
+    assert precision(parse_config("focus: [security]\nverify: off\n").config).policy == "all"
 
 
 async def test_a_queued_verification_resumes_without_asking_for_the_review_again(

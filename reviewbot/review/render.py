@@ -176,7 +176,8 @@ def _finding_line(f: Finding, links: Links) -> str:
     where = f"`{f.path.replace('`', '')}` line {f.line}"
     url = links.line(f)
     where = f"[{where}]({url})" if url else where
-    return f"- {BADGE[f.severity]} {where}: **{neutralize(f.title)}**. {neutralize(f.body)}"
+    tag = f" ({f.cwe})" if f.cwe else ""
+    return f"- {BADGE[f.severity]} {where}: **{neutralize(f.title)}**{tag}. {neutralize(f.body)}"
 
 
 def _cell(text: str) -> str:
