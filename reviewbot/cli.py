@@ -1,4 +1,4 @@
-"""The `reviewbot` command: serve, worker, review, setup, doctor, redeliver, config, usage."""
+"""The `reviewbot` command: serve, worker, review, audit, eval, setup, doctor, redeliver, config, usage."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reviewbot.app import commands as app_commands
+from reviewbot.cli_precision import add_precision_commands, run_precision_command
 from reviewbot.errors import ReviewbotError
 from reviewbot.logs import setup_logging
 from reviewbot.queue.embedded import EmbeddedRedis
@@ -30,6 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     review.add_argument("--head", default="HEAD")
     review.add_argument("--format", choices=["json", "markdown"], default="markdown")
     review.add_argument("--dry-run", action="store_true", help="print the prompt plan; call no model")
+    add_precision_commands(sub)  # audit, eval (issue 10)
     setup = sub.add_parser("setup", help="create the GitHub App from app.yml and write its settings to .env")
     setup.add_argument("--org", help="create the App for this organisation (default: your personal account)")
     setup.add_argument("--name", help="the App's name on GitHub (default: the one in app.yml)")
@@ -57,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "doctor":
             return app_commands.doctor_command()
         settings = Settings.load()
-        quiet = args.command in ("review", "usage")
+        quiet = args.command in ("review", "usage", "audit", "eval")
         setup_logging(settings.secrets, logging.WARNING if quiet else logging.INFO, settings.log_format)
         if args.command == "serve":
             return serve_command(settings, args.host, args.port)
@@ -70,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return app_commands.redeliver_command(settings, args.since, args.dry_run)
         if args.command == "usage":
             return _usage(settings, args)
+        if args.command in ("audit", "eval"):
+            return run_precision_command(settings, args)
         from reviewbot.cli_review import review_command
 
         return review_command(settings, args.repo, args.base, args.head, args.format, args.dry_run)

@@ -15,10 +15,11 @@ from reviewbot.errors import ModelQueued
 from reviewbot.inference.memo import MemoryMemo
 from reviewbot.inference.pricing import DEFAULT_PRICES, cost
 from reviewbot.inference.structured import StructuredReviewer
+from reviewbot.inference.verifier import StructuredVerifier
 from reviewbot.localgit import LocalChange, read_local_change
 from reviewbot.observe.progress import ReviewStatus
 from reviewbot.queue.worker import model_client
-from reviewbot.review.config import read_options
+from reviewbot.review.config import CONFIG_PATH, parse_config, precision, read_options
 from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, prepare, run_review
 from reviewbot.review.pipeline import Plan
 from reviewbot.review.render import comment_body, review_body
@@ -54,7 +55,8 @@ def _input(settings: Settings, change: LocalChange, stores: FileStores, key: str
     return ReviewInput(title=change.title, description=change.description, diff=change.diff,
                        base_files=change.base_files, affinity=affinity_id("local", change.identity, change.branch),
                        snapshot=snapshot, options=options, previous_layout=stores.load_layout(key),
-                       chars_per_token=stores.calibration(settings.model).chars_per_token, notes=warnings)
+                       chars_per_token=stores.calibration(settings.model).chars_per_token, notes=warnings,
+                       precision=precision(parse_config(snapshot.read(CONFIG_PATH)).config))
 
 
 async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
@@ -68,7 +70,7 @@ async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
             client.on_request = status.request_done
             while True:
                 try:
-                    return await run_review(inp, reviewer)
+                    return await run_review(inp, reviewer, StructuredVerifier(reviewer))
                 except ModelQueued as exc:
                     print(f"reviewbot: {exc}; polling again in {exc.retry_after:.0f}s", file=sys.stderr)
                     await asyncio.sleep(exc.retry_after or 10.0)

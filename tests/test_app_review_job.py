@@ -49,7 +49,7 @@ async def test_a_secondary_limit_and_a_burst_of_502s_still_post_one_review(
     [review] = fake_github.reviews[(REPO, 7)]
     assert len(review["comments"]) == 1
     [check] = fake_github.check_runs.values()
-    assert check["status"] == "completed" and len(fake_model.requests) == 1
+    assert check["status"] == "completed" and len(fake_model.review_requests()) == 1
 
 
 async def test_workers_share_tokens_through_redis_and_refresh_a_revoked_one(

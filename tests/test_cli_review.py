@@ -63,7 +63,7 @@ def test_json_output_is_exactly_one_object_with_findings_and_usage(repo: Path, f
     assert [(f["path"], f["line"]) for f in result["findings"]] == [("app/calc.py", BUG_LINE)]
     assert set(result["usage"]) == {"prompt_tokens", "cached_tokens", "completion_tokens", "cost_usd"}
     assert result["usage"]["prompt_tokens"] > 0 and result["usage"]["cost_usd"] > 0
-    [request] = fake_model.requests
+    [request] = fake_model.review_requests()
     assert "return sum(i.price for i in items)" in request.json["messages"][1]["content"]  # base file in context
 
 

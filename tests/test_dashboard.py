@@ -51,7 +51,7 @@ def auto_login(guarded: tuple[ServedApp, Settings]) -> Iterator[str]:
 
 async def two_reviews(settings: Settings, redis_url: str, github: FakeGitHub, model: FakeModel,
                       client: httpx.Client) -> None:
-    model.script_reply(findings_json([bug_finding()]))
+    model.script_reply(findings_json([bug_finding(severity="minor")]))  # minor: no verification request
     model.script_reply("not json")
     model.script_reply("still not json")
     for number in (7, 8):

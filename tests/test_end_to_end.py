@@ -84,7 +84,7 @@ def test_serve_alone_turns_an_opened_pr_into_a_review_and_a_completed_check_run(
     assert [h.get("status") for h in check["history"]] == ["queued", "in_progress", "completed"]
     assert check["status"] == "completed" and check["conclusion"] == "neutral"  # a major finding
 
-    [request] = fake_model.requests
+    [request] = fake_model.review_requests()  # then one verification request (a major finding)
     assert request.headers["authorization"] == f"Bearer {MODEL_TOKEN}"
     assert request.headers["x-session-affinity"].startswith("ses_")
     assert request.json["response_format"]["type"] == "json_schema"

@@ -48,7 +48,7 @@ async def test_capacity_errors_go_to_the_async_queue_and_free_the_worker(
         await worker.async_run()
     finally:
         await worker.close()
-    assert len(fake_model.requests) == 3
+    assert len(fake_model.review_requests()) == 3
     submit, *polls = fake_model.async_calls
     assert "requests" in submit and "model" not in submit["requests"][0]
     assert [p["request_id"] for p in polls] == [polls[0]["request_id"]] * 2  # running once, then done
@@ -95,7 +95,7 @@ async def test_a_rejected_schema_form_falls_back_to_the_next(
     fake_model.rejected_forms = {"envelope"}
     fake_model.script_reply(findings_json([bug_finding()]))
     await review_once(web, settings, redis_url, fake_github)
-    first, second = (r.json["response_format"] for r in fake_model.requests)
+    first, second = (r.json["response_format"] for r in fake_model.review_requests())
     assert first["json_schema"]["name"] == "review" and "schema" in first["json_schema"]
     assert second["json_schema"]["type"] == "object"  # the bare schema
     assert len(fake_github.reviews[(REPO, 7)]) == 1

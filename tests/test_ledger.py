@@ -42,7 +42,9 @@ async def test_a_posted_review_is_one_record_with_its_files_findings_tokens_and_
     assert (entry.prompt_tokens, entry.cached_tokens, entry.completion_tokens) == \
         (truth["prompt"], truth["cached"], truth["completion"])
     assert entry.cost_usd == pytest.approx(truth["cost"], abs=1e-6) and entry.cost_usd > 0  # to the micro-dollar
-    assert (entry.requests, entry.async_requests, entry.model) == (1, 0, "@cf/moonshotai/kimi-k2.5")
+    # The review and the verification of its major finding: both paid, both in the one record.
+    assert (entry.requests, entry.async_requests, entry.model) == (2, 0, "@cf/moonshotai/kimi-k2.5")
+    assert entry.requests == truth["requests"]
     assert entry.delivery == "delivery-42" and entry.job_id.endswith(f"{REPO}#7@{pull['head']['sha']}")
     assert 0 < entry.duration_s < time.time() - started and entry.at >= started - 1
 
@@ -92,17 +94,16 @@ async def test_every_try_of_a_review_that_waited_on_the_queue_adds_up_in_one_rec
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
     # Try 1: an invalid answer (paid), then its repair turn finds no capacity and goes to the provider's queue.
-    # Try 2: the first request is sent (and paid) again, the repair's answer comes from the queue.
+    # Try 2: the first answer is replayed from the job's memo (not paid again), the repair's comes from the queue.
     fake_model.script_reply("not json")
     for _ in range(settings.model_retries):
         fake_model.script_error(429, CAPACITY)
-    fake_model.script_reply("not json")
-    fake_model.script_reply(findings_json([bug_finding()]))
+    fake_model.script_reply(findings_json([bug_finding(severity="minor")]))  # minor: no verification request
     fake_model.async_polls_before_done = 0
     await review(web, settings, redis_url, open_pull(fake_github))
     [entry] = await ledger_entries(redis_url)
     truth = served_totals(fake_model)
-    assert entry.outcome == "reviewed" and (entry.requests, entry.async_requests) == (3, 1) == (truth["requests"], 1)
+    assert entry.outcome == "reviewed" and (entry.requests, entry.async_requests) == (2, 1) == (truth["requests"], 1)
     assert (entry.prompt_tokens, entry.completion_tokens) == (truth["prompt"], truth["completion"])
     assert entry.cost_usd == pytest.approx(truth["cost"], abs=1e-6)  # each try is kept to the micro-dollar
     assert entry.duration_s >= settings.async_poll_s  # from the first try's start, not the last one's

@@ -24,7 +24,7 @@ MODEL = "@cf/moonshotai/kimi-k2.5"
 def test_metrics_after_two_reviews_by_a_worker_in_another_process(
         web: httpx.Client, env: dict[str, str], fake_github: FakeGitHub, fake_model: FakeModel) -> None:
     pull = open_pull(fake_github)
-    fake_model.script_reply(findings_json([bug_finding()]))
+    fake_model.script_reply(findings_json([bug_finding(severity="minor")]))  # minor: no verification request
     opened = payload("pull_request.opened", pull)
     assert deliver(web, "pull_request", opened, delivery="d-1").json()["status"] == "queued"
     assert deliver(web, "pull_request", opened, delivery="d-1").json()["status"] == "duplicate"

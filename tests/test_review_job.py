@@ -30,7 +30,7 @@ async def test_invalid_json_gets_one_repair_turn(web: httpx.Client, settings: Se
     fake_model.script_reply(findings_json([bug_finding()]))
     await review(web, settings, redis_url, open_pull(fake_github))
     assert len(fake_github.reviews[(REPO, 7)]) == 1
-    first, repair = fake_model.requests
+    first, repair = fake_model.review_requests()
     assert repair.json["messages"][:2] == first.json["messages"]
     assert "not valid" in repair.json["messages"][-1]["content"]
     assert first.headers["x-session-affinity"] == repair.headers["x-session-affinity"]
@@ -65,7 +65,7 @@ async def test_a_transient_503_is_retried_and_the_review_lands_once(
     fake_model.script_error(503, {"errors": [{"code": 3040, "message": "Capacity temporarily exceeded"}]})
     fake_model.script_reply(findings_json([bug_finding()]))
     await review(web, settings, redis_url, open_pull(fake_github))
-    assert len(fake_github.reviews[(REPO, 7)]) == 1 and len(fake_model.requests) == 2
+    assert len(fake_github.reviews[(REPO, 7)]) == 1 and len(fake_model.review_requests()) == 2
 
 
 async def test_findings_outside_the_diff_go_to_the_body_not_a_422(

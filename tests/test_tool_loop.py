@@ -31,7 +31,7 @@ async def test_tool_calls_are_answered_from_the_base_tree_with_a_stable_prefix(
         fake_model: FakeModel) -> None:
     fake_model.script_reply("", tool_calls=[tool_call("read_file", path="app/helpers.py"),
                                             tool_call("list_files", directory="app")], finish_reason="tool_calls")
-    fake_model.script_reply(findings_json([bug_finding()]))
+    fake_model.script_reply(findings_json([bug_finding(severity="minor")]))  # minor: no verification request
     deliver(web, "pull_request", payload("pull_request.opened", open_with_helpers(fake_github)))
     await run_worker_until_idle(settings, redis_url)
     first, second = fake_model.requests
@@ -65,7 +65,7 @@ async def test_the_loop_is_bounded_and_the_last_turn_must_answer(
     for _ in range(2):
         fake_model.script_reply("", tool_calls=[tool_call("search_code", pattern="price")],
                                 finish_reason="tool_calls")
-    fake_model.script_reply(findings_json([bug_finding()]))
+    fake_model.script_reply(findings_json([bug_finding(severity="minor")]))
     deliver(web, "pull_request", payload("pull_request.opened", open_with_helpers(fake_github)))
     await run_worker_until_idle(two_turns, redis_url)
     choices = [r.json.get("tool_choice") for r in fake_model.requests]

@@ -20,6 +20,7 @@ from reviewbot.inference.queued import AsyncQueue
 from reviewbot.inference.ratelimit import RequestBucket
 
 log = logging.getLogger(__name__)
+SYNC_MARK = "reviewbot_sync"  # a memo entry answered synchronously (not through the queue)
 MAX_INLINE_WAIT_S = 5.0  # longer rate-limit waits give the worker slot back (RateLimited → arq Retry)
 
 
@@ -32,6 +33,7 @@ class ChatResult:
     model: str
     usage: Usage
     latency_s: float
+    payload: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # as received, for the memo
 
 
 @dataclass
@@ -53,6 +55,7 @@ class ModelClient:
     bucket: RequestBucket | None = None
     form_index: int = 0  # which response_format shape the provider accepted; later reviews start there
     on_request: Callable[[ChatResult], None] | None = None  # told of every paid request (not replays)
+    prefer_async: bool = False  # audits: every request goes to the asynchronous queue first (needs a memo)
 
     def body(self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None = None,
              tools: list[dict[str, Any]] | None = None, tool_choice: str | None = None) -> dict[str, Any]:
@@ -77,11 +80,15 @@ class ModelClient:
         if memo is None:
             return await self._send(body, affinity)
         if (done := await memo.result(key)) is not None:
-            return self._result(done, 0.0, via_async=True, affinity=affinity, replay=True)
+            return self._result(done, 0.0, via_async=not done.get(SYNC_MARK), affinity=affinity, replay=True)
         if (request_id := await memo.pending(key)) is not None:
             return await self._poll(memo, key, request_id, affinity)
+        if self.prefer_async and self.run_url is not None:  # not real-time work: queue it, poll it later
+            request_id = await self._queue(affinity).submit(body)
+            await memo.save_pending(key, request_id)
+            raise ModelQueued("submitted to the provider's asynchronous queue", retry_after=self.async_poll_s)
         try:
-            return await self._send(body, affinity)
+            result = await self._send(body, affinity)
         except ModelRetryable as exc:
             if self.run_url is None:
                 raise
@@ -89,6 +96,10 @@ class ModelClient:
             request_id = await self._queue(affinity).submit(body)
             await memo.save_pending(key, request_id)
             raise ModelQueued("waiting in the provider's asynchronous queue", retry_after=self.async_poll_s) from exc
+        # Kept too, so that when a later request of the same review (verification, another pass) is queued, the
+        # re-run replays this answer instead of asking again and getting different findings to verify.
+        await memo.save_result(key, {**result.payload, SYNC_MARK: True})
+        return result
 
     async def _poll(self, memo: RequestMemo, key: str, request_id: str, affinity: str) -> ChatResult:
         completion = await self._queue(affinity).poll(request_id)
@@ -170,7 +181,8 @@ class ModelClient:
                                          "affinity": affinity})
         result = ChatResult(content=message.get("content"), tool_calls=list(message.get("tool_calls") or []),
                             reasoning=message.get("reasoning_content") or message.get("reasoning"),
-                            finish_reason=choice.get("finish_reason"), model=served, usage=usage, latency_s=latency)
+                            finish_reason=choice.get("finish_reason"), model=served, usage=usage, latency_s=latency,
+                            payload=payload)
         if self.on_request is not None and not replay:  # a replayed answer was paid for when it arrived
             self.on_request(result)
         return result

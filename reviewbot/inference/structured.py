@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from reviewbot.errors import ModelOutputError, ModelPermanent
 from reviewbot.inference.client import ChatResult, ModelClient
@@ -15,6 +16,7 @@ from reviewbot.review.engine import ModelAnswer
 from reviewbot.review.findings import REVIEW_SCHEMA, OutputInvalid, parse_review_output
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # The OpenAI envelope first (documented for /v1/chat/completions), then the bare schema some Workers AI
 # routes expect, then plain JSON mode; the prompt carries the schema either way.
@@ -45,21 +47,28 @@ class StructuredReviewer:
     token_budget: int = 600_000
 
     async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer:
+        output, usage, model = await self.converse(messages, affinity, parse_review_output, RESPONSE_FORMATS)
+        return ModelAnswer(output, usage, model)
+
+    async def converse(self, messages: list[dict[str, str]], affinity: str, parse: Callable[[str | None], T],
+                       formats: tuple[dict[str, Any], ...], what: str = "review") -> tuple[T, Usage, str]:
+        """Tool turns until a final answer that `parse` accepts (one repair turn); `formats` are the
+        response_format shapes, in the order RESPONSE_FORMATS tries them (the verifier has its own)."""
         conversation: list[dict[str, Any]] = list(messages)
         usage, turns, repaired = Usage(), 0, False
         while True:
             final = self.tools is None or turns >= self.max_turns or usage.prompt_tokens >= self.token_budget
-            result = await self._ask(conversation, affinity, final)
+            result = await self._ask(conversation, affinity, final, formats)
             usage = usage + result.usage
             if result.tool_calls and not final:
                 turns += 1
                 conversation += await self._run_tools(result)
                 continue
             try:
-                return ModelAnswer(parse_review_output(result.content), usage, result.model)
+                return parse(result.content), usage, result.model
             except OutputInvalid as exc:
                 if repaired:
-                    raise ModelOutputError(f"the model's answer was not valid review JSON after a repair "
+                    raise ModelOutputError(f"the model's answer was not valid {what} JSON after a repair "
                                            f"turn: {exc.errors}") from None
                 repaired = True
                 log.warning("model output invalid, asking for a repair", extra={"error": exc.errors[:200]})
@@ -82,17 +91,18 @@ class StructuredReviewer:
             appended.append({"role": "tool", "tool_call_id": str(call.get("id") or name), "content": answer})
         return appended
 
-    async def _ask(self, conversation: list[dict[str, Any]], affinity: str, final: bool) -> ChatResult:
+    async def _ask(self, conversation: list[dict[str, Any]], affinity: str, final: bool,
+                   formats: tuple[dict[str, Any], ...]) -> ChatResult:
         tools = self.tools.definitions() if self.tools is not None else None
         messages = [*conversation, {"role": "user", "content": FINAL_TURN}] if final and tools else conversation
         while True:
             form_index = self.client.form_index
-            body = self.client.body(messages, RESPONSE_FORMATS[form_index], tools, "none" if final else "auto")
+            body = self.client.body(messages, formats[form_index], tools, "none" if final else "auto")
             try:
                 return await self.client.chat(body, affinity=affinity, memo=self.memo)
             except ModelPermanent as exc:
                 # A 400 may be the provider rejecting this schema form; try the next before giving up.
-                if exc.status != 400 or form_index == len(RESPONSE_FORMATS) - 1 or exc.context_length:
+                if exc.status != 400 or form_index == len(formats) - 1 or exc.context_length:
                     raise
                 log.warning("provider rejected response_format, trying the next form", extra={"form": form_index})
                 self.client.form_index = form_index + 1

@@ -1,4 +1,4 @@
-"""handle_command: `@app review | full review | pause | resume | help` from a PR comment, in the worker."""
+"""handle_command: `@app review | full review | security-review | pause | resume | help` from a PR comment."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from arq import Retry
 from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.queue import keys, retries
 from reviewbot.queue.enqueue import enqueue_review
+from reviewbot.review.security import SECURITY_TRIGGER
 from reviewbot.webhooks.commands import help_text
 
 if TYPE_CHECKING:
@@ -53,14 +54,16 @@ async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, n
 
 async def _run(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, verb: str,
                name: str, job_id: str) -> dict[str, Any]:
-    if verb in ("review", "full review"):
+    if verb in ("review", "full review", "security-review"):
         pull = await port.get_pull(repo, number)
         if pull.state != "open":
             await port.create_issue_comment(repo, number, "This pull request is closed; nothing to review.")
             return {"outcome": "closed"}
         await redis.set(keys.latest_key(repo, number), pull.head_sha, ex=keys.STATE_TTL)
-        new = await enqueue_review(redis, installation_id, repo, number, pull.head_sha, trigger="comment",
-                                   full=verb == "full review", run=f"comment-{job_id}")
+        security = verb == "security-review"  # a full review in security mode (issue 10)
+        new = await enqueue_review(redis, installation_id, repo, number, pull.head_sha,
+                                   trigger=SECURITY_TRIGGER if security else "comment",
+                                   full=verb != "review", run=f"comment-{job_id}")
         return {"outcome": "queued" if new else "already queued", "sha": pull.head_sha}
     if verb == "pause":
         await redis.set(keys.paused_key(repo, number), "1", ex=keys.STATE_TTL)

@@ -8,6 +8,7 @@ from arq.connections import ArqRedis
 
 from reviewbot.observe.context import delivery_kwarg
 from reviewbot.queue import keys
+from reviewbot.review.security import SECURITY_TRIGGER
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +23,8 @@ async def enqueue_review(pool: ArqRedis, installation_id: int, repo: str, number
                                  **delivery_kwarg())  # observe: the webhook's delivery id on the job's logs
     if job is None and full:
         await pool.set(keys.full_key(job_id), "1", ex=keys.STATE_TTL)  # upgrade the queued one to a full review
+    if job is None and trigger == SECURITY_TRIGGER:  # and to a security review (issue 10)
+        await pool.set(keys.security_key(job_id), "1", ex=keys.STATE_TTL)
     log.info("review enqueued", extra={"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger,
                                        "new": job is not None})
     return job is not None

@@ -16,14 +16,24 @@ from reviewbot.app.repocache import DirSnapshot, RepoCache
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.tools import RepoTools
+from reviewbot.inference.verifier import StructuredVerifier
 from reviewbot.observe.context import note_review
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
 from reviewbot.queue.publisher import already_posted, publish
 from reviewbot.review.calibration import prompt_chars
-from reviewbot.review.config import CONFIG_PATH, LoadedConfig, context_options, parse_config, raw_mapping
+from reviewbot.review.config import (
+    CONFIG_PATH,
+    LoadedConfig,
+    context_options,
+    parse_config,
+    precision,
+    raw_mapping,
+    with_security,
+)
 from reviewbot.review.diff import ParsedDiff, parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id, run_review
+from reviewbot.review.security import SECURITY_TRIGGER
 from reviewbot.review.snapshot import MemorySnapshot, Snapshot
 from reviewbot.stores import RedisStores, pr_layout_key
 
@@ -96,6 +106,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         log.warning("review failed, may be retried", extra={**job, "error": str(exc)})
         await retries.retry_later(redis, job_id, exc)  # raises Retry unless the budget is spent
         await check.fail(f"The review gave up after {retries.MAX_ATTEMPTS} attempts: {exc}")
+        await RedisMemo(redis, job_id).clear()  # a later Re-run asks the model afresh
         return {"outcome": "failed", "reason": str(exc)}
     except PermanentError as exc:
         log.warning("review failed", extra={**job, "error": str(exc)})
@@ -176,6 +187,9 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
                              "the app to review again.")
         return {"outcome": "skipped", "reason": "update branch"}
     loaded = await load_config(port, repo, pull.base_ref)
+    # issue 10: `@app security-review` (its trigger, or an upgrade of an already queued review) → security mode
+    security = job.trigger == SECURITY_TRIGGER or bool(await redis.get(keys.security_key(job.job_id)))
+    config = with_security(loaded.config) if security else loaded.config
     diff_text, unseen = await load_diff(port, repo, number, pull.base_sha, pull.head_sha)
     diff = parse_diff(diff_text)
     # Context engine: the base tree from the repository cache, the PR's last layout, the calibrated estimate.
@@ -184,13 +198,14 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
     layout_key = pr_layout_key(repo, number)
     calibration = await stores.calibration(deps.settings.model)
     tools = RepoTools(root) if root is not None and deps.settings.max_tool_turns > 0 else None
-    options = context_options(loaded.config, deps.settings.prompt_budget, [f.path for f in diff.files],
+    options = context_options(config, deps.settings.prompt_budget, [f.path for f in diff.files],
                               tools=tools is not None)
     review_input = ReviewInput(title=pull.title, description=pull.body, diff=diff, base_files={},
                                affinity=affinity_id("pr", job.installation_id, repo, number), snapshot=snapshot,
                                options=options, previous_layout=await stores.load_layout(layout_key),
-                               chars_per_token=calibration.chars_per_token)
-    result = await run_review(review_input, deps.reviewer(job.job_id, tools))
+                               chars_per_token=calibration.chars_per_token, precision=precision(config))
+    reviewer = deps.reviewer(job.job_id, tools)
+    result = await run_review(review_input, reviewer, StructuredVerifier(reviewer))
     note_review(result.report)  # observe: files and findings for the usage ledger
     await deps.budget.record(job.installation_id, result.report.usage)
     await stores.save_layout(layout_key, result.plan.layout)
@@ -202,8 +217,9 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
                              "reviewed; the newer commit is reviewed instead.")
         return {"outcome": "superseded"}
     outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
-                            config=loaded.config, run_id=job.run, full=full,
+                            config=config, run_id=job.run, full=full,
                             config_errors=tuple(loaded.errors), unseen=tuple(unseen))
+    await redis.delete(keys.security_key(job.job_id))
     return {**outcome, "usage": result.report.usage.as_json()}
 
 

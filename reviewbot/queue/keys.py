@@ -35,6 +35,11 @@ def full_key(job_id: str) -> str:
     return f"{PREFIX}:full:{job_id}"
 
 
+def security_key(job_id: str) -> str:
+    """Set when a `security-review` arrives while a review of the same SHA is queued: upgrades it."""
+    return f"{PREFIX}:security:{job_id}"
+
+
 def paused_key(repo: str, number: int) -> str:
     return f"{PREFIX}:paused:{repo}#{number}"
 

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from reviewbot.review.options import DEFAULT_PROMPT_BUDGET, ContextOptions
+from reviewbot.review.precision import Precision
+from reviewbot.review.security import checklist
 from reviewbot.review.snapshot import Snapshot
 
 CONFIG_PATH = ".github/reviewbot.yml"
@@ -46,10 +48,21 @@ class RepoConfig(_Strict):
         default_factory=list, description="Areas to look at hardest.")
     budget: int | None = Field(default=None, ge=8_000, le=200_000, description="Most prompt tokens per review "
                                                                               "(the service default is 100,000).")
+    verify: Literal["off", "major", "all"] = Field(
+        default="major", description="Check candidate findings with a second model request before posting them: "
+        "off, major (critical and major findings only) or all. Security reviews always verify every finding.")
+    passes: int = Field(default=1, ge=1, le=5, description="Independent review passes (different instructions, "
+                                                           "the same cached prompt), merged before verification.")
     labels: list[str] = Field(default_factory=list, description="Pull requests with any of these labels are "
                                                                "not reviewed automatically.")
     authors: list[str] = Field(default_factory=list, description="Pull requests by these authors (e.g. bots) "
                                                                 "are not reviewed automatically.")
+
+    @field_validator("verify", mode="before")
+    @classmethod
+    def _yaml_switch(cls, value: object) -> object:
+        """YAML reads a bare `off` as false (and `on` as true): take them as the words they were."""
+        return {False: "off", True: "major"}.get(value, value) if isinstance(value, bool) else value
 
 
 @dataclass(frozen=True)
@@ -126,9 +139,22 @@ def guidance_text(config: RepoConfig, paths: list[str]) -> str:
             parts.append(f"For files matching `{pattern}`: {text.strip()}")
     if config.focus:
         parts.append("Look hardest at: " + ", ".join(config.focus) + ".")
+    if "security" in config.focus:
+        parts.append(checklist())
     if config.language.strip().lower() != "english":
         parts.append(f"Write titles, bodies and the summary in {config.language.strip()}.")
     return "\n\n".join(parts)
+
+
+def with_security(config: RepoConfig) -> RepoConfig:
+    """The configuration of a `security-review`: security in focus (the checklist joins the prompt)."""
+    return config if "security" in config.focus else config.model_copy(update={"focus": [*config.focus, "security"]})
+
+
+def precision(config: RepoConfig) -> Precision:
+    """The precision policy the configuration asks for; security in focus means every candidate is verified."""
+    return Precision(verify=config.verify, passes=config.passes, security="security" in config.focus,
+                     threshold=config.severity_threshold)
 
 
 def context_options(config: RepoConfig, default_budget: int, paths: list[str], *, tools: bool) -> ContextOptions:

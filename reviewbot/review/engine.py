@@ -15,9 +15,10 @@ from reviewbot.review.findings import ReviewOutput
 from reviewbot.review.layout import Layout
 from reviewbot.review.options import ContextOptions
 from reviewbot.review.pipeline import Plan, build_plan
+from reviewbot.review.precision import Precision, Verifier, checked_findings
 from reviewbot.review.prompt import CHARS_PER_TOKEN, Prompt, PromptInput
 from reviewbot.review.render import ReviewReport
-from reviewbot.review.snapshot import Snapshot
+from reviewbot.review.snapshot import MemorySnapshot, Snapshot
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class ReviewInput:
     chars_per_token: float = CHARS_PER_TOKEN
     volatile_note: str = ""
     notes: tuple[str, ...] = ()
+    precision: Precision = field(default_factory=Precision)  # passes, verification, security mode
 
 
 @dataclass(frozen=True)
@@ -71,17 +73,23 @@ def plan(inp: ReviewInput) -> Prompt:
     return prepare(inp).prompt
 
 
-async def run_review(inp: ReviewInput, reviewer: Reviewer) -> ReviewResult:
+async def run_review(inp: ReviewInput, reviewer: Reviewer, verifier: Verifier | None = None) -> ReviewResult:
+    """The review passes, merged, then the verification of candidates (when a verifier is given): only what
+    survives is placed; the usage of every request is summed into the report."""
     # Context selection parses and searches files: a second of CPU that must not stall the event loop.
     prepared = await asyncio.to_thread(prepare, inp)
     prompt = prepared.prompt
-    answer = await reviewer.review(prompt.messages, inp.affinity)
-    placement = anchor(answer.output.findings, inp.diff)
+    snapshot = inp.snapshot or MemorySnapshot(inp.base_files)
+    checked = await checked_findings(prompt.messages, inp.affinity, inp.precision, inp.diff, snapshot.read,
+                                     reviewer, verifier)
+    output = checked.output
+    placement = anchor(output.findings, inp.diff)
     coverage = prepared.coverage
-    report = ReviewReport(summary=answer.output.summary, placement=placement, usage=answer.usage,
-                          model=answer.model, files_reviewed=len(coverage.reviewed) + len(coverage.partial),
-                          skipped=prompt.skipped, coverage=coverage, walkthrough=tuple(answer.output.walkthrough))
-    return ReviewResult(output=answer.output, report=report, prompt=prompt, plan=prepared)
+    report = ReviewReport(summary=output.summary, placement=placement, usage=checked.usage,
+                          model=checked.model, files_reviewed=len(coverage.reviewed) + len(coverage.partial),
+                          skipped=prompt.skipped, coverage=coverage, walkthrough=tuple(output.walkthrough),
+                          checks=checked.checks, security=inp.precision.security)
+    return ReviewResult(output=output, report=report, prompt=prompt, plan=prepared)
 
 
 def affinity_id(*parts: object) -> str:

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from reviewbot.review.security import normalize_cwe
+
 Severity = Literal["critical", "major", "minor", "nit"]
 Category = Literal["bug", "security", "performance", "maintainability", "style", "test"]
 SEVERITY_RANK: dict[str, int] = {"critical": 0, "major": 1, "minor": 2, "nit": 3}
@@ -28,6 +30,12 @@ class Finding(BaseModel):
     body: str
     suggestion: str | None = None
     confidence: float = Field(ge=0.0, le=1.0)
+    cwe: str | None = None  # security findings: the CWE id, "CWE-89"
+
+    @field_validator("cwe", mode="before")
+    @classmethod
+    def _cwe(cls, value: object) -> str | None:
+        return normalize_cwe(value)
 
     @field_validator("path")
     @classmethod
@@ -78,9 +86,10 @@ FINDING_SCHEMA: dict[str, Any] = {
         "body": {"type": "string"},
         "suggestion": {"type": ["string", "null"]},
         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "cwe": {"type": ["string", "null"]},
     },
     "required": ["path", "line", "start_line", "side", "severity", "category", "title", "body",
-                 "suggestion", "confidence"],
+                 "suggestion", "confidence", "cwe"],
     "additionalProperties": False,
 }
 WALKTHROUGH_SCHEMA: dict[str, Any] = {
@@ -103,7 +112,7 @@ def parse_review_output(text: str | None) -> ReviewOutput:
     """Validate the model's answer: bare JSON, a fenced ```json block, or JSON inside prose."""
     if not text or not text.strip():
         raise OutputInvalid("the answer was empty; reply with the JSON object only")
-    data = _first_json(text)
+    data = first_json(text)
     if data is None:
         raise OutputInvalid("the answer is not valid JSON; reply with one JSON object matching the schema")
     if isinstance(data, list):
@@ -115,7 +124,7 @@ def parse_review_output(text: str | None) -> ReviewOutput:
         raise OutputInvalid(f"the JSON does not match the schema: {problems}") from exc
 
 
-def _first_json(text: str) -> Any:
+def first_json(text: str) -> Any:
     candidates = [text.strip(), *(m.group(1) for m in _FENCE.finditer(text))]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:

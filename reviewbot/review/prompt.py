@@ -32,7 +32,8 @@ kind is "+" added, "-" removed, " " context). For a problem in an added or conte
 the NEW line number; for a problem in a removed line use side "LEFT" and the OLD line number. For a range, \
 set start_line to its first line and line to its last, both inside the same hunk; otherwise start_line is \
 null. A suggestion, when given, is the exact replacement text for lines start_line..line (or line) of the \
-new file, without fences; otherwise null. confidence is your probability (0 to 1) that the finding is real.
+new file, without fences; otherwise null. confidence is your probability (0 to 1) that the finding is real. \
+cwe is the CWE id of a security finding ("CWE-89"), otherwise null.
 
 Severity: critical = security hole, data loss or crash in common use; major = a bug users will hit; \
 minor = an edge case or a maintainability risk; nit = small polish.

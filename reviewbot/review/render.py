@@ -10,6 +10,8 @@ from reviewbot.inference.pricing import Usage
 from reviewbot.review.anchor import Anchored, Placement
 from reviewbot.review.coverage import Coverage, coverage_line, render_coverage
 from reviewbot.review.findings import FileNote, Finding
+from reviewbot.review.security import security_section
+from reviewbot.review.verify import Checks
 
 MAX_BODY = 60_000  # GitHub allows 65,536; room for the marker and truncation note
 BADGE = {"critical": "🔴 **Critical**", "major": "🟠 **Major**", "minor": "🟡 **Minor**", "nit": "⚪ **Nit**"}
@@ -37,7 +39,8 @@ def fence(code: str, info: str = "") -> str:
 
 def comment_body(anchored: Anchored, *, suggestion_ok: bool = False, marker: str = "") -> str:
     f = anchored.finding
-    text = f"{BADGE[f.severity]} · {f.category} · **{neutralize(f.title)}**\n\n{neutralize(f.body)}"
+    tag = f" · {f.cwe}" if f.cwe else ""  # security findings carry their CWE id
+    text = f"{BADGE[f.severity]} · {f.category}{tag} · **{neutralize(f.title)}**\n\n{neutralize(f.body)}"
     if anchored.snapped_from is not None:
         text += f"\n\n<sub>This is about line {anchored.snapped_from}, just outside the changed lines.</sub>"
     if f.suggestion is not None:
@@ -57,6 +60,8 @@ class ReviewReport:
     skipped: tuple[str, ...] = ()
     walkthrough: tuple[FileNote, ...] = ()
     coverage: Coverage | None = None  # what the review saw and skipped (context engine)
+    checks: Checks | None = None  # precision policy: passes, verification verdicts (issue 10)
+    security: bool = False  # security mode: the summary lists CWE → count
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,7 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
     count = len(report.placement.inline)
     lines.append(f"{count} inline comment{'s' if count != 1 else ''}." if count > 0 else "No inline comments.")
     lines += _notes(notes)
+    lines += checks_lines(report.checks) if report.checks is not None else []
     if report.walkthrough:
         lines += ["", "<details><summary>Walkthrough</summary>", "", "| File | What changed |", "|---|---|"]
         lines += [f"| `{_cell(n.path)}` | {_cell(neutralize(n.summary))} |" for n in report.walkthrough]
@@ -107,6 +113,8 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
     if notes.unseen:
         lines += ["", f"**Not reviewed**: GitHub did not show {len(notes.unseen)} file(s): "
                   + ", ".join(f"`{_cell(p)}`" for p in notes.unseen[:20])]
+    shown = [a.finding for a in report.placement.inline] + list(report.placement.outside) + list(notes.overflow)
+    lines += security_section(shown, report.security)
     if report.coverage is not None:  # context engine: what was reviewed, skipped and why
         lines += ["", render_coverage(report.coverage)]
     lines += ["", footer(report)]
@@ -122,6 +130,34 @@ def _notes(notes: BodyNotes) -> list[str]:
     if notes.below_threshold:
         said.append(f"{notes.below_threshold} finding(s) below the severity threshold were left out")
     return [f"<sub>{'; '.join(said)}.</sub>"] if said else []
+
+
+# --- precision policy (issue 10)
+
+def checks_lines(checks: Checks) -> list[str]:
+    """The summary's account of the precision policy: what was checked, confirmed, downgraded and dropped."""
+    said = []
+    if checks.passes > 1:
+        said.append(f"{checks.passes} independent review passes, {checks.merged} duplicate finding(s) merged")
+    if checks.checked:
+        said.append(f"{checks.checked} candidate finding(s) checked by a second request: {checks.confirmed} "
+                    f"confirmed, {checks.downgraded} downgraded")
+    dropped = len(checks.dropped)
+    if dropped:
+        said.append(f"{dropped} candidate finding{'s were' if dropped != 1 else ' was'} checked and dropped")
+    if checks.unchecked:
+        said.append(f"{len(checks.unchecked)} candidate finding(s) could not be checked (the verification answer "
+                    "was unusable) and were left out")
+    if not said:
+        return []
+    lines = [f"<sub>{'; '.join(said)}.</sub>"]
+    if checks.dropped or checks.unchecked:
+        lines += ["", "<details><summary>Dropped after verification</summary>", ""]
+        lines += [f"- **{neutralize(title)}**: {neutralize(reason) or 'refuted'}" for title, reason
+                  in checks.dropped[:30]]
+        lines += [f"- **{neutralize(title)}**: not checked" for title in checks.unchecked[:30]]
+        lines += ["", "</details>"]
+    return lines
 
 
 def footer(report: ReviewReport) -> str:
@@ -140,7 +176,8 @@ def _finding_line(f: Finding, links: Links) -> str:
     where = f"`{f.path.replace('`', '')}` line {f.line}"
     url = links.line(f)
     where = f"[{where}]({url})" if url else where
-    return f"- {BADGE[f.severity]} {where}: **{neutralize(f.title)}**. {neutralize(f.body)}"
+    tag = f" ({f.cwe})" if f.cwe else ""
+    return f"- {BADGE[f.severity]} {where}: **{neutralize(f.title)}**{tag}. {neutralize(f.body)}"
 
 
 def _cell(text: str) -> str:

@@ -1,4 +1,4 @@
-"""`@app review`, `full review`, `pause`, `resume`, `help` in PR comments (pure parsing)."""
+"""`@app review`, `full review`, `security-review`, `pause`, `resume`, `help` in PR comments (pure parsing)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-Verb = Literal["review", "full review", "pause", "resume", "help", "unknown"]
-VERBS: tuple[Verb, ...] = ("full review", "review", "pause", "resume", "help")
+Verb = Literal["review", "full review", "security-review", "pause", "resume", "help", "unknown"]
+VERBS: tuple[Verb, ...] = ("full review", "security-review", "review", "pause", "resume", "help")
 HELP = """reviewbot commands (write them in a pull request comment):
 
 - `@{name} review`: review the latest commit (only what changed since the last review).
 - `@{name} full review`: review everything again, ignoring earlier findings.
+- `@{name} security-review`: a full review against the security checklist (injection, access control, \
+secrets, deserialisation, path traversal, SSRF, crypto, unsafe defaults, dependencies), findings tagged with CWE \
+ids and every one verified.
 - `@{name} pause` / `@{name} resume`: stop or restart automatic reviews on this pull request.
 - `@{name} help`: this message.
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 import secrets
 import threading
 import time
@@ -33,8 +34,46 @@ def findings_json(findings: list[dict[str, Any]], summary: str = "Looks fine.") 
     return json.dumps({"summary": summary, "findings": findings})
 
 
-def _default_answer(request_json: dict[str, Any]) -> str:
-    return findings_json([])
+# reviewbot's verification requests end with a user message starting with this header, one "### Candidate N:
+# title" heading per finding to check; the fake answers them with verdicts (confirming by default).
+VERIFY_HEADER = "## Verification of candidate findings"
+_CANDIDATE = re.compile(r"^### Candidate (\d+): (.*)$", re.MULTILINE)
+
+
+def verification_candidates(request_json: dict[str, Any]) -> list[tuple[int, str]] | None:
+    """(id, title) of the candidates a verification request asks about; None for any other request."""
+    for message in request_json.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if message.get("role") == "user" and isinstance(content, str) and content.startswith(VERIFY_HEADER):
+            return [(int(m.group(1)), m.group(2).strip()) for m in _CANDIDATE.finditer(content)]
+    return None
+
+
+def verdicts_json(verdicts: list[dict[str, Any]]) -> str:
+    return json.dumps({"verdicts": verdicts})
+
+
+def answering(review: str | Callable[[dict[str, Any]], str],
+              verdicts: dict[str, tuple[str, str | None]] | None = None) -> Callable[[dict[str, Any]], str]:
+    """A `default`: review requests get `review` (text, or a function of the request); verification requests
+    get a verdict per candidate by title, `verdicts[title] = (verdict, new severity)`, others confirmed."""
+    chosen = verdicts or {}
+
+    def answer(request_json: dict[str, Any]) -> str:
+        candidates = verification_candidates(request_json)
+        if candidates is None:
+            return review if isinstance(review, str) else review(request_json)
+        out = []
+        for number, title in candidates:
+            verdict, severity = chosen.get(title, ("confirm", None))
+            out.append({"id": number, "verdict": verdict, "severity": severity,
+                        "reason": f"fake verifier: {verdict}"})
+        return verdicts_json(out)
+
+    return answer
+
+
+_default_answer = answering(findings_json([]))
 
 
 def _tokens(text: str) -> int:
@@ -145,6 +184,10 @@ class FakeModel:
             self.rejected_forms: set[str] = set()
             # The `model` and `usage` of every completion answered, synchronously or through the queue.
             self.served: list[dict[str, Any]] = []
+
+    def review_requests(self) -> list[RecordedRequest]:
+        """Requests other than reviewbot's verification requests (which follow a review with findings)."""
+        return [r for r in self.requests if not isinstance(r.json, dict) or verification_candidates(r.json) is None]
 
     def script_reply(
         self,

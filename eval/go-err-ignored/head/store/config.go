@@ -1,0 +1,28 @@
+package store
+
+import (
+	"encoding/json"
+	"os"
+)
+
+type Config struct {
+	Name string `json:"name"`
+}
+
+func Save(path string, c *Config) error {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600)
+}
+
+func Load(path string) (*Config, error) {
+	f, _ := os.Open(path)
+	defer f.Close()
+	var c Config
+	if err := json.NewDecoder(f).Decode(&c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}

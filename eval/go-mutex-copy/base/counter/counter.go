@@ -1,0 +1,16 @@
+package counter
+
+import "sync"
+
+type Counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func New() *Counter { return &Counter{n: map[string]int{}} }
+
+func (c *Counter) Inc(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[key]++
+}

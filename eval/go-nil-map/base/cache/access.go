@@ -1,0 +1,6 @@
+package cache
+
+func Get(all map[string]map[string]string, tenant, key string) (string, bool) {
+	v, ok := Lookup(all, tenant)[key]
+	return v, ok
+}

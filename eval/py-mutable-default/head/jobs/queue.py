@@ -1,0 +1,3 @@
+def enqueue(job, queue=[]):
+    queue.append(job)
+    return queue

@@ -1,0 +1,5 @@
+import { items } from "./cart";
+
+export function firstSku(raw: string): string | undefined {
+  return items(raw)[0]?.sku;
+}

@@ -1,0 +1,3 @@
+export function money(cents, currency) {
+  return `${(cents / 100).toFixed(2)} ${currency}`;
+}

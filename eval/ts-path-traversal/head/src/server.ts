@@ -1,0 +1,13 @@
+import express from "express";
+import path from "node:path";
+
+const app = express();
+const ROOT = path.resolve("uploads");
+
+app.get("/health", (_req, res) => res.send("ok"));
+
+app.get("/files", (req, res) => {
+  res.sendFile(path.join(ROOT, String(req.query.name)));
+});
+
+export default app;
