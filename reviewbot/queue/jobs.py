@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arq import Retry
+from redis.exceptions import RedisError
 
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort, PullInfo
@@ -33,7 +34,6 @@ log = logging.getLogger(__name__)
 AUTOMATIC = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
 MAX_CONTEXT_FILES = 60
 MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed with the contents-API fallback
-MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed with the contents-API fallback
 
 
 async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: str, number: int, head_sha: str,
@@ -48,14 +48,15 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     job_id = str(ctx.get("job_id") or keys.review_job_id(repo, number, head_sha))
     spec = Job(installation_id, repo, number, head_sha, trigger, before, run, job_id)
     job = {"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger, "job_try": ctx.get("job_try", 1)}
-    if await superseded(redis, repo, number, head_sha):
-        log.info("review superseded before it started", extra=job)
-        return {"outcome": "superseded"}
-    if trigger in AUTOMATIC and await redis.exists(keys.paused_key(repo, number)):
-        return {"outcome": "paused"}
+    deadline = asyncio.get_running_loop().time() + review_time(deps.settings.job_timeout)
     port = deps.installation_port(installation_id)
     check = CheckRun(port, redis, repo, head_sha, number)
     try:
+        if await superseded(redis, repo, number, head_sha):
+            log.info("review superseded before it started", extra=job)
+            return {"outcome": "superseded"}
+        if trigger in AUTOMATIC and await redis.exists(keys.paused_key(repo, number)):
+            return {"outcome": "paused"}
         pull = await port.get_pull(repo, number)
         skip = await _automatic_skip(port, repo, pull, trigger, draft)
         if skip:
@@ -71,7 +72,15 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
             log.info("review started", extra=job)
             await check.update("in_progress", "Review in progress", "reviewbot is reading the changes.")
             full = full or bool(await redis.getdel(keys.full_key(job_id)))
-            outcome = await _review(deps, port, redis, check, spec, pull, full)
+            try:
+                async with asyncio.timeout_at(deadline) as limit:  # ours ends before arq's: the check run says so
+                    outcome = await _review(deps, port, redis, check, spec, pull, full)
+            except TimeoutError:
+                if not limit.expired():
+                    raise
+                raise PermanentError(f"the review took longer than REVIEWBOT_JOB_TIMEOUT "
+                                     f"({deps.settings.job_timeout:.0f} s) allows and was stopped; press Re-run "
+                                     "to try again") from None
             outcome["full"] = full
         finally:
             await deps.slots.release(installation_id, job_id)
@@ -81,6 +90,11 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         return outcome
     except Retry:
         raise
+    except RedisError as exc:
+        # Nothing is lost: the job and its check run's id are in Redis's append-only file. arq runs the job
+        # again once Redis answers (after the job's timeout when Redis is still down now); the check run waits.
+        log.warning("Redis failed during the review; it will run again", extra={**job, "error": type(exc).__name__})
+        raise Retry(defer=5.0) from exc
     except Waiting as exc:
         log.info("review waits", extra={**job, "reason": str(exc), "defer_s": exc.retry_after})
         await check.update("queued", "Waiting for the model", f"The review is {exc}; it continues by itself.")
@@ -103,6 +117,12 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         raise
     finally:
         port.close()
+
+
+def review_time(job_timeout: float) -> float:
+    """What a review may take: a little less than arq's limit, whose cancellation would leave the check run
+    spinning, so that there is time left to complete it."""
+    return job_timeout - min(30.0, job_timeout / 10)
 
 
 async def superseded(redis: Any, repo: str, number: int, head_sha: str) -> bool:

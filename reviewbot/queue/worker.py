@@ -25,6 +25,7 @@ from reviewbot.queue import keys
 from reviewbot.queue.command_job import handle_command
 from reviewbot.queue.jobs import review_pull_request
 from reviewbot.queue.slots import InstallationSlots
+from reviewbot.queue.steady import SteadyWorker
 from reviewbot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -111,7 +112,7 @@ def redis_settings(url: str) -> RedisSettings:
 def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, handle_signals: bool = True,
                 ctx: dict[str, Any] | None = None) -> Worker:
     """An arq Worker with JSON job payloads; `ctx` may carry prebuilt deps (tests, embedded mode)."""
-    return Worker(
+    return SteadyWorker(
         # arq's try counter also counts waits for a free slot; real failures have their own budget (retries.py).
         functions=[func(review_pull_request, name=keys.REVIEW_FUNCTION, max_tries=10_000),
                    func(handle_command, name=keys.COMMAND_FUNCTION, max_tries=10_000)],
