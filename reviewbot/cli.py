@@ -139,7 +139,7 @@ def serve_command(settings: Settings, host: str, port: int) -> int:
     setup = app_commands.setup_for_serve(settings, host, port)
     app = create_app(settings, redis_url, run_worker=run_worker, setup=setup, listen_host=host)
     try:
-        uvicorn.run(app, host=host, port=port, log_config=None, timeout_graceful_shutdown=30)
+        uvicorn.run(app, host=host, port=port, log_config=None, timeout_graceful_shutdown=30, access_log=False)
     finally:
         if embedded is not None:
             embedded.stop()

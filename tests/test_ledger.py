@@ -79,14 +79,15 @@ async def test_a_crash_is_recorded_once_as_an_error_with_the_exception(
     assert entry.outcome == "error" and entry.reason.startswith("KeyError")
 
 
-async def test_a_review_cut_off_by_the_job_timeout_is_recorded_as_a_timeout(
+async def test_a_review_cut_off_at_its_time_limit_is_recorded_as_failed_with_the_reason(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
     fake_model.script_delay(2.5)
     fake_model.script_reply(findings_json([]))
     await review(web, dataclasses.replace(settings, job_timeout=2.0), redis_url, open_pull(fake_github))
     [entry] = await ledger_entries(redis_url)
-    assert entry.outcome == "timeout" and "REVIEWBOT_JOB_TIMEOUT (2s)" in entry.reason
+    # The review stops itself just before arq's job timeout, so its check run and its record say why.
+    assert entry.outcome == "failed" and entry.reason == "time limit"
     await eventually(lambda: len(fake_model.served) == 1, what="the abandoned answer")  # not into the next test
 
 
@@ -103,7 +104,7 @@ async def test_every_try_of_a_review_that_waited_on_the_queue_adds_up_in_one_rec
     await review(web, settings, redis_url, open_pull(fake_github))
     [entry] = await ledger_entries(redis_url)
     truth = served_totals(fake_model)
-    assert entry.outcome == "reviewed" and (entry.requests, entry.async_requests) == (2, 1) == (truth["requests"], 1)
+    assert entry.outcome == "reviewed" and entry.async_requests == 1 and entry.requests == truth["requests"]
     assert (entry.prompt_tokens, entry.completion_tokens) == (truth["prompt"], truth["completion"])
     assert entry.cost_usd == pytest.approx(truth["cost"], abs=1e-6)  # each try is kept to the micro-dollar
     assert entry.duration_s >= settings.async_poll_s  # from the first try's start, not the last one's

@@ -122,12 +122,30 @@ class GitHubPort:
         location = headers.get("location")
         if not location:
             raise GitHubError(f"GitHub sent no download location for the tarball of {repo}@{ref[:12]}")
-        size: int = await asyncio.to_thread(_stream_to_file, location, dest, max_bytes)
-        return size
+        for attempt in range(1, self._http.retry.tries + 1):  # codeload's 5xx, like the API's, are retried
+            try:
+                size: int = await asyncio.to_thread(_stream_to_file, location, dest, max_bytes)
+                return size
+            except GitHubRetryable:
+                if attempt == self._http.retry.tries:
+                    raise
+                await asyncio.sleep(self._http.retry.delay(attempt))
+        raise AssertionError("unreachable")
     # ----- end of repository archive -------------------------------------------------------------------------------
 
     async def create_check_run(self, repo: str, body: dict[str, Any]) -> int:
-        data = await self._send("POST", f"POST check run {repo}", f"/repos/{_q(repo)}/check-runs", body)
+        """Create a check run; after an ambiguous failure (5xx) it adopts the run that request may have made,
+        which would otherwise stay queued forever beside the one created next."""
+        async def created() -> dict[str, Any] | None:
+            data = await self._get(f"GET check runs {body['head_sha'][:12]}",
+                                   f"/repos/{_q(repo)}/commits/{_q1(body['head_sha'])}/check-runs",
+                                   params={"check_name": body["name"]})
+            runs = data.get("check_runs") if isinstance(data, dict) else None
+            return next((r for r in runs or [] if isinstance(r, dict) and r.get("status") != "completed"
+                         and r.get("external_id") == body.get("external_id")), None)
+
+        data = await self._send("POST", f"POST check run {repo}", f"/repos/{_q(repo)}/check-runs", body,
+                                recover=created)
         return int(data["id"])
 
     async def update_check_run(self, repo: str, check_run_id: int, body: dict[str, Any]) -> None:

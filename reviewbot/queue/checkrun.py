@@ -10,6 +10,7 @@ from typing import Any
 from reviewbot.app.port import GitHubPort
 from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.queue import keys
+from reviewbot.review.render import neutralize
 
 log = logging.getLogger(__name__)
 CHECK_NAME = "reviewbot"
@@ -83,7 +84,7 @@ class CheckRun:
 
     async def fail(self, reason: str) -> None:
         """Never `success` for a review that did not happen; and never raise while reporting a failure."""
-        summary = f"reviewbot could not review this pull request.\n\n**Reason:** {reason}"
+        summary = f"reviewbot could not review this pull request.\n\n**Reason:** {neutralize(reason)}"
         try:
             await self.complete("neutral", "Review failed", summary)
         except (RetryableError, PermanentError) as exc:

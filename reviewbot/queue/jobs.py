@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arq import Retry
+from redis.exceptions import RedisError
 
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort, PullInfo
@@ -44,7 +45,6 @@ log = logging.getLogger(__name__)
 AUTOMATIC = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
 MAX_CONTEXT_FILES = 60
 MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed with the contents-API fallback
-MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed with the contents-API fallback
 
 
 async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: str, number: int, head_sha: str,
@@ -59,44 +59,28 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     job_id = str(ctx.get("job_id") or keys.review_job_id(repo, number, head_sha))
     spec = Job(installation_id, repo, number, head_sha, trigger, before, run, job_id)
     job = {"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger, "job_try": ctx.get("job_try", 1)}
-    if await superseded(redis, repo, number, head_sha):
-        log.info("review superseded before it started", extra=job)
-        return {"outcome": "superseded"}
-    if trigger in AUTOMATIC and await redis.exists(keys.paused_key(repo, number)):
-        return {"outcome": "paused"}
     port = deps.installation_port(installation_id)
     check = CheckRun(port, redis, repo, head_sha, number)
+    # Ours ends before arq's job timeout, whose cancellation would leave the check run spinning.
+    limit = asyncio.timeout(review_time(deps.settings.job_timeout))
     try:
-        pull = await port.get_pull(repo, number)
-        skip = await _automatic_skip(port, repo, pull, trigger, draft)
-        if skip:
-            log.info("review not wanted", extra={**job, "reason": skip})
-            return {"outcome": "skipped", "reason": skip}
-        if await already_posted(port, repo, number, head_sha, run):
-            # A re-run after a crash: the review is on the PR; finish the check run it may have left open.
-            await check.complete_remembered()
-            log.info("review already posted by an earlier run of this job", extra=job)
-            return {"outcome": "already posted"}
-        if spent := await deps.budget.exhausted(installation_id):
-            await check.complete("neutral", "Daily budget spent", spent)
-            return {"outcome": "budget", "reason": spent}
-        await check.open("queued", "Review queued", "reviewbot will review this commit shortly.")
-        if not await deps.slots.acquire(installation_id, job_id):
-            raise retries.wait_for_slot()
-        try:
-            log.info("review started", extra=job)
-            await check.update("in_progress", "Review in progress", "reviewbot is reading the changes.")
-            full = full or bool(await redis.getdel(keys.full_key(job_id)))
-            outcome = await _review(deps, port, redis, check, spec, pull, full)
-            outcome["full"] = full
-        finally:
-            await deps.slots.release(installation_id, job_id)
-        await retries.forget(redis, job_id)
-        await RedisMemo(redis, job_id).clear()
-        log.info("review finished", extra={**job, "outcome": outcome["outcome"]})
-        return outcome
+        async with limit:
+            return await _run(deps, port, redis, check, spec, job, full, draft)
     except Retry:
         raise
+    except TimeoutError:
+        if not limit.expired():
+            await _crashed(check, job)
+            raise
+        log.warning("review stopped at its time limit", extra=job)
+        await check.fail(f"the review took longer than REVIEWBOT_JOB_TIMEOUT ({deps.settings.job_timeout:.0f} s) "
+                         "allows and was stopped; press Re-run to try again")
+        return {"outcome": "failed", "reason": "time limit"}
+    except RedisError as exc:
+        # Nothing is lost: the job and its check run's id are in Redis's append-only file. arq runs the job
+        # again once Redis answers (after the job's timeout when Redis is still down now); the check run waits.
+        log.warning("Redis failed during the review; it will run again", extra={**job, "error": type(exc).__name__})
+        raise Retry(defer=5.0) from exc
     except Waiting as exc:
         log.info("review waits", extra={**job, "reason": str(exc), "defer_s": exc.retry_after})
         await check.update("queued", "Waiting for the model", f"The review is {exc}; it continues by itself.")
@@ -114,12 +98,60 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         await RedisMemo(redis, job_id).clear()
         return {"outcome": "failed", "reason": str(exc)}
     except Exception:
-        # A bug of ours: say so on the PR instead of leaving the check spinning, then let arq record it.
-        log.exception("review crashed", extra=job)
-        await check.fail("an internal error in reviewbot (see the worker's log)")
+        await _crashed(check, job)
         raise
     finally:
         port.close()
+
+
+async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, spec: Job, job: dict[str, Any],
+               full: bool, draft: bool) -> dict[str, Any]:
+    installation_id, repo, number, head_sha, job_id = (spec.installation_id, spec.repo, spec.number, spec.head_sha,
+                                                       spec.job_id)
+    if await superseded(redis, repo, number, head_sha):
+        log.info("review superseded before it started", extra=job)
+        return {"outcome": "superseded"}
+    if spec.trigger in AUTOMATIC and await redis.exists(keys.paused_key(repo, number)):
+        return {"outcome": "paused"}
+    pull = await port.get_pull(repo, number)
+    skip = await _automatic_skip(port, repo, pull, spec.trigger, draft)
+    if skip:
+        log.info("review not wanted", extra={**job, "reason": skip})
+        return {"outcome": "skipped", "reason": skip}
+    if await already_posted(port, repo, number, head_sha, spec.run):
+        # A re-run after a crash: the review is on the PR; finish the check run it may have left open.
+        await check.complete_remembered()
+        log.info("review already posted by an earlier run of this job", extra=job)
+        return {"outcome": "already posted"}
+    if spent := await deps.budget.exhausted(installation_id):
+        await check.complete("neutral", "Daily budget spent", spent)
+        return {"outcome": "budget", "reason": spent}
+    await check.open("queued", "Review queued", "reviewbot will review this commit shortly.")
+    if not await deps.slots.acquire(installation_id, job_id):
+        raise retries.wait_for_slot()
+    try:
+        log.info("review started", extra=job)
+        await check.update("in_progress", "Review in progress", "reviewbot is reading the changes.")
+        full = full or bool(await redis.getdel(keys.full_key(job_id)))
+        outcome = await _review(deps, port, redis, check, spec, pull, full)
+        outcome["full"] = full
+    finally:
+        await deps.slots.release(installation_id, job_id)
+    await retries.forget(redis, job_id)
+    await RedisMemo(redis, job_id).clear()
+    log.info("review finished", extra={**job, "outcome": outcome["outcome"]})
+    return outcome
+
+
+async def _crashed(check: CheckRun, job: dict[str, Any]) -> None:
+    """A bug of ours: say so on the PR instead of leaving the check spinning; the caller lets arq record it."""
+    log.exception("review crashed", extra=job)
+    await check.fail("an internal error in reviewbot (see the worker's log)")
+
+
+def review_time(job_timeout: float) -> float:
+    """What a review may take: a little less than arq's limit, so that there is time left to end its check run."""
+    return job_timeout - min(30.0, job_timeout / 10)
 
 
 async def superseded(redis: Any, repo: str, number: int, head_sha: str) -> bool:
@@ -241,7 +273,7 @@ async def _base_snapshot(deps: Deps, port: GitHubPort, repo: str, pull: PullInfo
 
     try:
         root = await cache.checkout(repo, pull.base_sha, download)
-    except PermanentError as exc:
+    except (PermanentError, OSError) as exc:  # OSError: the data dir is full or not writable
         log.warning("repository archive unavailable, using the contents API", extra={"repo": repo, "error": str(exc)})
         return MemorySnapshot(await _base_files(port, repo, pull, diff)), None
     return DirSnapshot(root), root

@@ -27,6 +27,7 @@ from reviewbot.queue import keys
 from reviewbot.queue.command_job import handle_command
 from reviewbot.queue.jobs import review_pull_request
 from reviewbot.queue.slots import InstallationSlots
+from reviewbot.queue.steady import SteadyWorker
 from reviewbot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -116,7 +117,7 @@ def redis_settings(url: str) -> RedisSettings:
 def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, handle_signals: bool = True,
                 ctx: dict[str, Any] | None = None) -> Worker:
     """An arq Worker with JSON job payloads; `ctx` may carry prebuilt deps (tests, embedded mode)."""
-    return Worker(
+    return SteadyWorker(
         # arq's try counter also counts waits for a free slot; real failures have their own budget (retries.py).
         # observed(): metrics for every try, and one ledger record per review however it ends.
         functions=[func(observed(review_pull_request, "review"), name=keys.REVIEW_FUNCTION, max_tries=10_000),

@@ -13,7 +13,16 @@ from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff import ParsedDiff
 from reviewbot.review.findings import SEVERITY_RANK, Finding
 from reviewbot.review.fingerprint import anchored_code, code_key, fingerprint, marker
-from reviewbot.review.render import BodyNotes, Links, ReviewReport, check_title, comment_body, neutralize, review_body
+from reviewbot.review.render import (
+    BodyNotes,
+    Links,
+    ReviewReport,
+    check_title,
+    code_span,
+    comment_body,
+    neutralize,
+    review_body,
+)
 from reviewbot.review.suggest import applies
 
 ANNOTATION_LEVEL = {"critical": "failure", "major": "warning", "minor": "notice", "nit": "notice"}
@@ -109,6 +118,7 @@ def _annotation(anchored: Anchored) -> dict[str, Any]:
 
 def without_inline(payload: dict[str, Any], reason: str) -> dict[str, Any]:
     """The 422 fallback: the same review with every inline comment moved into the body."""
-    moved = "\n".join(f"- `{c['path']}` line {c['line']}: {c['body'].splitlines()[0]}" for c in payload["comments"])
+    moved = "\n".join(f"- {code_span(c['path'])} line {c['line']}: {c['body'].splitlines()[0]}"
+                      for c in payload["comments"])
     body = payload["body"] + f"\n\n#### Comments GitHub would not place inline ({reason})\n\n{moved}"
     return {**payload, "body": body[:65_000], "comments": []}

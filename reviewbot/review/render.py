@@ -10,6 +10,7 @@ from reviewbot.inference.pricing import Usage
 from reviewbot.review.anchor import Anchored, Placement
 from reviewbot.review.coverage import Coverage, coverage_line, render_coverage
 from reviewbot.review.findings import FileNote, Finding
+from reviewbot.review.redact import redact
 from reviewbot.review.security import security_section
 from reviewbot.review.verify import Checks
 
@@ -21,8 +22,9 @@ _IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]*)\)")
 
 
 def neutralize(text: str) -> str:
-    """No @-mentions, no images, no raw HTML outside code; code spans and blocks stay as written."""
-    parts = _CODE.split(text)
+    """No @-mentions, no images, no raw HTML outside code, no secret-looking strings anywhere; code spans and
+    blocks otherwise stay as written."""
+    parts = _CODE.split(redact(text))
     for i in range(0, len(parts), 2):  # even indexes are prose, odd ones are code
         prose = _IMAGE.sub(lambda m: f"[image: {m.group(1) or 'link'}]", parts[i])
         prose = prose.replace("<", "&lt;").replace(">", "&gt;")
@@ -37,6 +39,15 @@ def fence(code: str, info: str = "") -> str:
     return f"{ticks}{info}\n{code.rstrip(chr(10))}\n{ticks}"
 
 
+def code_span(text: str) -> str:
+    """Inline code nothing can break out of (names from the diff or the model): one line, a fence longer than
+    any backtick run inside, no secrets."""
+    line = " ".join(redact(text).split())[:300]
+    ticks = "`" * (max((len(m) for m in re.findall(r"`+", line)), default=0) + 1)
+    pad = " " if line.startswith("`") or line.endswith("`") else ""
+    return f"{ticks}{pad}{line}{pad}{ticks}"
+
+
 def comment_body(anchored: Anchored, *, suggestion_ok: bool = False, marker: str = "") -> str:
     f = anchored.finding
     tag = f" · {f.cwe}" if f.cwe else ""  # security findings carry their CWE id
@@ -44,7 +55,8 @@ def comment_body(anchored: Anchored, *, suggestion_ok: bool = False, marker: str
     if anchored.snapped_from is not None:
         text += f"\n\n<sub>This is about line {anchored.snapped_from}, just outside the changed lines.</sub>"
     if f.suggestion is not None:
-        text += "\n\n" + fence(f.suggestion, "suggestion" if suggestion_ok else "")
+        code = redact(f.suggestion)  # a suggestion that would commit a secret is shown redacted, not offered
+        text += "\n\n" + fence(code, "suggestion" if suggestion_ok and code == f.suggestion else "")
     return _bounded(text) + (f"\n{marker}" if marker else "")
 
 
@@ -99,7 +111,7 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
     lines += checks_lines(report.checks) if report.checks is not None else []
     if report.walkthrough:
         lines += ["", "<details><summary>Walkthrough</summary>", "", "| File | What changed |", "|---|---|"]
-        lines += [f"| `{_cell(n.path)}` | {_cell(neutralize(n.summary))} |" for n in report.walkthrough]
+        lines += [f"| {_cell(code_span(n.path))} | {_cell(neutralize(n.summary))} |" for n in report.walkthrough]
         lines += ["", "</details>"]
     if notes.overflow:
         lines += ["", "#### More findings", ""]
@@ -112,7 +124,7 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
         lines += [f"- {neutralize(e)}" for e in notes.config_errors]
     if notes.unseen:
         lines += ["", f"**Not reviewed**: GitHub did not show {len(notes.unseen)} file(s): "
-                  + ", ".join(f"`{_cell(p)}`" for p in notes.unseen[:20])]
+                  + ", ".join(code_span(p) for p in notes.unseen[:20])]
     shown = [a.finding for a in report.placement.inline] + list(report.placement.outside) + list(notes.overflow)
     lines += security_section(shown, report.security)
     if report.coverage is not None:  # context engine: what was reviewed, skipped and why
@@ -173,7 +185,7 @@ def footer(report: ReviewReport) -> str:
 
 
 def _finding_line(f: Finding, links: Links) -> str:
-    where = f"`{f.path.replace('`', '')}` line {f.line}"
+    where = f"{code_span(f.path)} line {f.line}"
     url = links.line(f)
     where = f"[{where}]({url})" if url else where
     tag = f" ({f.cwe})" if f.cwe else ""

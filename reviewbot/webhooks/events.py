@@ -144,7 +144,9 @@ def _check_suite(payload: dict[str, Any]) -> Decision:
 
 
 def _numbers(obj: dict[str, Any]) -> tuple[int, ...]:
-    prs = obj.get("pull_requests") or []
+    prs = obj.get("pull_requests")
+    if not isinstance(prs, list):  # found by fuzzing: a number here made the endpoint answer 500
+        return ()
     return tuple(int(p["number"]) for p in prs if isinstance(p, dict) and isinstance(p.get("number"), int))
 
 

@@ -51,12 +51,10 @@ class Intake:
 
     async def store(self, decision: Decision, delivery: str = "") -> Outcome:
         """`delivery` names the request, so a crashed job re-run never posts twice but a new request does."""
-        if isinstance(decision, ReviewRequest):
-            await self.pool.set(keys.latest_key(decision.repo, decision.number), decision.head_sha,
-                                ex=keys.STATE_TTL)
+        if isinstance(decision, ReviewRequest):  # its SHA becomes the PR's newest, in the same round trip
             return await self._review(decision.installation_id, decision.repo, decision.number, decision.head_sha,
                                       trigger=decision.trigger, full=decision.full, draft=decision.draft,
-                                      before=decision.before, run=delivery)
+                                      before=decision.before, run=delivery, latest=True)
         if isinstance(decision, Closed):
             await self.pool.set(keys.latest_key(decision.repo, decision.number), "closed", ex=keys.STATE_TTL)
             return Outcome(202, {"status": "cancelled", "reason": "pull request closed"})
@@ -77,8 +75,9 @@ class Intake:
         return Outcome(202, {"status": "ignored"})
 
     async def _review(self, installation_id: int, repo: str, number: int, head_sha: str, *, trigger: str,
-                      full: bool = False, draft: bool = False, before: str | None = None, run: str = "") -> Outcome:
+                      full: bool = False, draft: bool = False, before: str | None = None, run: str = "",
+                      latest: bool = False) -> Outcome:
         new = await enqueue_review(self.pool, installation_id, repo, number, head_sha, trigger=trigger, full=full,
-                                   draft=draft, before=before, run=run)
+                                   draft=draft, before=before, run=run, latest=latest)
         return Outcome(202, {"status": "queued" if new else "already queued",
                              "job_id": keys.review_job_id(repo, number, head_sha)})

@@ -260,13 +260,15 @@ class FakeGitHub(GitHubState):
         times: int = 1,
         *,
         after: bool = False,
+        every: int = 1,
     ) -> None:
         """Answer the next `times` requests whose method matches (`*` for any) and whose whole path
         matches `path_regex` with this response instead of the real one; with `after`, the request is
-        processed first (a write that happened although the client saw an error)."""
+        processed first (a write that happened although the client saw an error); with `every=3`, only
+        every third matching request gets the fault."""
         with self.lock:
-            self.faults.append(
-                Fault(method.upper(), re.compile(path_regex), status, body, dict(headers or {}), times, after))
+            self.faults.append(Fault(method.upper(), re.compile(path_regex), status, body, dict(headers or {}),
+                                     times, after, every))
 
     # ----- request handling ----------------------------------------------------------------------
 
@@ -282,6 +284,9 @@ class FakeGitHub(GitHubState):
     def _take_fault(self, method: str, path: str) -> Fault | None:
         for fault in self.faults:
             if fault.remaining > 0 and fault.method in ("*", method) and fault.pattern.fullmatch(path):
+                fault.seen += 1
+                if fault.seen % fault.every:
+                    continue
                 fault.remaining -= 1
                 return fault
         return None

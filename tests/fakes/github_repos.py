@@ -283,6 +283,18 @@ def tarball(repo: str, sha: str, files: dict[str, str]) -> bytes:
         for path in sorted(files):
             data = files[path].encode()
             info = tarfile.TarInfo(f"{top}/{path}")
+            if files[path].startswith(SYMLINK):  # git stores symbolic links; GitHub's tarball keeps them
+                info.type, info.linkname = tarfile.SYMTYPE, files[path].removeprefix(SYMLINK)
+                tar.addfile(info)
+                continue
             info.size, info.mode = len(data), 0o664
             tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+SYMLINK = "\0symlink:"
+
+
+def symlink(target: str) -> str:
+    """A file content that the tarball turns into a symbolic link to `target` (a repository may hold them)."""
+    return SYMLINK + target

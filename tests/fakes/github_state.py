@@ -66,6 +66,8 @@ class Fault:
     headers: dict[str, str]
     remaining: int
     after: bool = False  # run the real endpoint first, then answer with the fault (a write that went through)
+    every: int = 1  # answer only every n-th matching request (a flaky gateway), the others normally
+    seen: int = 0
 
 
 @dataclass

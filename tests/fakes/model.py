@@ -118,13 +118,19 @@ class _Reply:
 @dataclass(frozen=True)
 class _Error:
     status: int
-    body: dict[str, Any]
+    body: dict[str, Any] | str  # text: sent as it is (a truncated or broken JSON body)
     headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class _Delay:
     seconds: float
+
+
+def _error_response(error: _Error) -> Response:
+    if isinstance(error.body, str):
+        return Response(error.body, error.status, headers=error.headers, media_type="application/json")
+    return JSONResponse(error.body, status_code=error.status, headers=error.headers)
 
 
 def _envelope(result: dict[str, Any]) -> JSONResponse:
@@ -200,7 +206,7 @@ class FakeModel:
         with self._lock:
             self.script.append(_Reply(content, tool_calls, finish_reason, reasoning))
 
-    def script_error(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    def script_error(self, status: int, body: dict[str, Any] | str, headers: dict[str, str] | None = None) -> None:
         with self._lock:
             self.script.append(_Error(status, body, dict(headers or {})))
 
@@ -236,7 +242,7 @@ class FakeModel:
             await asyncio.sleep(delay)
         recorded.finished = time.monotonic()
         if isinstance(answer, _Error):
-            return JSONResponse(answer.body, status_code=answer.status, headers=answer.headers)
+            return _error_response(answer)
         completion = self._completion(body, answer, headers.get("x-session-affinity"))
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
@@ -269,7 +275,7 @@ class FakeModel:
             return _envelope({"status": "running", "request_id": request_id})
         _, answer = self._next_answer(queued)
         if isinstance(answer, _Error):
-            return JSONResponse(answer.body, status_code=answer.status)
+            return _error_response(answer)
         completion = self._completion(queued, answer, affinity)
         return _envelope({"responses": [{"id": 0, "result": completion, "success": True}],
                           "usage": completion["usage"]})
