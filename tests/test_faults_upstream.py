@@ -72,7 +72,8 @@ def test_a_model_slower_than_its_timeout_is_retried(
     fake_model.script_reply(findings_json([bug_finding()]))
     check, log = review_in_a_worker(env | {"REVIEWBOT_MODEL_TIMEOUT": "1"}, web, fake_github, tmp_path)
     [review] = fake_github.reviews[(REPO, 7)]
-    assert len(review["comments"]) == 1 and len(fake_model.review_requests()) == 3 and check["output"]["title"] == "1 finding"
+    assert len(review["comments"]) == 1 and len(fake_model.review_requests()) == 3
+    assert check["output"]["title"] == "1 finding"
     assert log.count("ReadTimeout") == 2
 
 
