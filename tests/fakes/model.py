@@ -149,6 +149,7 @@ class FakeModel:
             self.async_calls: list[dict[str, Any]] = []
             # response_format kinds this provider refuses with 400 (8001): "envelope", "bare", "json_object".
             self.rejected_forms: set[str] = set()
+            self.latency = 0.0  # seconds every chat answer takes, on top of scripted delays (load tests)
 
     def script_reply(
         self,
@@ -193,8 +194,8 @@ class FakeModel:
         if _form(body.get("response_format")) in self.rejected_forms:
             return _cloudflare_error(400, 8001, "Invalid input: response_format")
         delay, answer = self._next_answer(body)
-        if delay:
-            await asyncio.sleep(delay)
+        if delay + self.latency:
+            await asyncio.sleep(delay + self.latency)
         recorded.finished = time.monotonic()
         if isinstance(answer, _Error):
             return _error_response(answer)
