@@ -7,11 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from redis.asyncio import Redis
 
-from tests.conftest import REPO
+from reviewbot.app.auth import InstallationTokens
+from reviewbot.app.credentials import InstallationCredentials
+from reviewbot.app.port import GitHubPort
+from reviewbot.queue import keys
+from reviewbot.settings import Settings
+from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, findings_json
-from tests.helpers import bug_finding, deliver, open_pull, payload
+from tests.helpers import bug_finding, deliver, open_pull, payload, run_worker_until_idle
 from tests.processes import leaked, wait_for, worker
 from tests.test_faults import completed_runs, secrets_of
 
@@ -122,3 +128,21 @@ def test_a_check_run_created_despite_a_502_is_the_one_completed_and_archive_502s
     assert len(fake_github.reviews[(REPO, 7)]) == 1
     assert "may be retried" not in process.text()  # both were handled inside the job, without a 10 s defer
     assert leaked(process.text(), secrets_of(env, fake_github)) == []
+
+
+async def test_a_re_run_adopts_the_check_run_an_earlier_attempt_created_but_could_not_record(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel) -> None:
+    # Redis went away between GitHub creating the check run and reviewbot storing its id (seen in the restart test).
+    pull = open_pull(fake_github)
+    tokens = InstallationTokens(str(settings.github_app_id), str(settings.github_private_key), fake_github.base_url)
+    port = GitHubPort(InstallationCredentials(tokens, INSTALLATION), fake_github.base_url)
+    orphan = await port.create_check_run(REPO, {"name": "reviewbot", "head_sha": pull["head"]["sha"],
+                                                "external_id": "7", "status": "queued"})
+    port.close()
+    assert deliver(web, "pull_request", payload("pull_request.opened", pull)).status_code == 202
+    job_id = keys.review_job_id(REPO, 7, pull["head"]["sha"])
+    async with Redis.from_url(redis_url) as r:
+        await r.set(f"arq:retry:{job_id}", 1)  # so arq runs it as its second try
+    await run_worker_until_idle(settings, redis_url)
+    assert list(fake_github.check_runs) == [orphan] and fake_github.check_runs[orphan]["status"] == "completed"
+    assert len(fake_github.reviews[(REPO, 7)]) == 1

@@ -137,16 +137,21 @@ class GitHubPort:
         """Create a check run; after an ambiguous failure (5xx) it adopts the run that request may have made,
         which would otherwise stay queued forever beside the one created next."""
         async def created() -> dict[str, Any] | None:
-            data = await self._get(f"GET check runs {body['head_sha'][:12]}",
-                                   f"/repos/{_q(repo)}/commits/{_q1(body['head_sha'])}/check-runs",
-                                   params={"check_name": body["name"]})
-            runs = data.get("check_runs") if isinstance(data, dict) else None
-            return next((r for r in runs or [] if isinstance(r, dict) and r.get("status") != "completed"
-                         and r.get("external_id") == body.get("external_id")), None)
+            found = await self.open_check_run(repo, body["head_sha"], body["name"], str(body.get("external_id")))
+            return {"id": found} if found is not None else None
 
         data = await self._send("POST", f"POST check run {repo}", f"/repos/{_q(repo)}/check-runs", body,
                                 recover=created)
         return int(data["id"])
+
+    async def open_check_run(self, repo: str, head_sha: str, name: str, external_id: str) -> int | None:
+        """The newest check run of this name and external id on the commit that has not completed, if any."""
+        data = await self._get(f"GET check runs {head_sha[:12]}",
+                               f"/repos/{_q(repo)}/commits/{_q1(head_sha)}/check-runs",
+                               params={"check_name": name, "filter": "all"})
+        runs = data.get("check_runs") if isinstance(data, dict) else None
+        return next((int(r["id"]) for r in runs or [] if isinstance(r, dict) and r.get("status") != "completed"
+                     and r.get("external_id") == external_id and isinstance(r.get("id"), int)), None)
 
     async def update_check_run(self, repo: str, check_run_id: int, body: dict[str, Any]) -> None:
         await self._send("PATCH", f"PATCH check run {check_run_id}",

@@ -21,17 +21,23 @@ RERUN_ACTION = {"label": "Re-review", "description": "Review the whole pull requ
 class CheckRun:
     """One check run per (repository, head SHA); its id is kept in Redis so a retried job updates it."""
 
-    def __init__(self, port: GitHubPort, redis: Any, repo: str, head_sha: str, number: int) -> None:
+    def __init__(self, port: GitHubPort, redis: Any, repo: str, head_sha: str, number: int, *,
+                 adopt: bool = False) -> None:
         self.port, self.redis, self.repo, self.head_sha, self.number = port, redis, repo, head_sha, number
         self.id: int | None = None
+        self.adopt = adopt  # a re-run: an earlier attempt may have created the run without recording its id
 
     async def open(self, status: str, title: str, summary: str) -> int:
         key = keys.check_run_key(self.repo, self.head_sha)
         existing = await self.redis.get(key) if self.redis is not None else None
+        if not existing and self.adopt:
+            existing = await self.port.open_check_run(self.repo, self.head_sha, CHECK_NAME, str(self.number))
         body = {"status": status, "output": {"title": title, "summary": summary}}
         if existing:
             self.id = int(existing)
             await self.port.update_check_run(self.repo, self.id, body)
+            if self.redis is not None:
+                await self.redis.set(key, str(self.id), ex=keys.STATE_TTL)
             return self.id
         self.id = await self.port.create_check_run(self.repo, {
             "name": CHECK_NAME, "head_sha": self.head_sha, "external_id": str(self.number),

@@ -60,7 +60,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     spec = Job(installation_id, repo, number, head_sha, trigger, before, run, job_id)
     job = {"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger, "job_try": ctx.get("job_try", 1)}
     port = deps.installation_port(installation_id)
-    check = CheckRun(port, redis, repo, head_sha, number)
+    check = CheckRun(port, redis, repo, head_sha, number, adopt=int(ctx.get("job_try") or 1) > 1)
     # Ours ends before arq's job timeout, whose cancellation would leave the check run spinning.
     limit = asyncio.timeout(review_time(deps.settings.job_timeout))
     try:

@@ -308,6 +308,8 @@ class FakeGitHub(GitHubState):
         auth_error: ApiError | None = None
         try:
             identity = self._authenticate(request, auth)
+        except github_auth.ForbiddenFor as error:
+            identity, auth_error = error.identity, error
         except ApiError as error:
             auth_error = error
         rate_headers, exhausted = self._charge(identity)

@@ -78,11 +78,21 @@ def token_identity(state: GitHubState, headers: Headers, repo: str | None) -> Id
     installation = state.installations.get(token.installation_id)
     if installation is None:
         raise ApiError(401, "Bad credentials")
-    if repo is not None and repo not in installation.repos:
-        raise ApiError(403, "Resource not accessible by integration")
-    return Identity(
+    identity = Identity(
         kind="installation", rate_key=f"token:{value}", login=state.bot_login, installation_id=installation.id
     )
+    if repo is not None and repo not in installation.repos:
+        # Charged to the token, as GitHub does: a refused request is not an anonymous one.
+        raise ForbiddenFor(identity)
+    return identity
+
+
+class ForbiddenFor(ApiError):
+    """A known token asking for a repository its installation does not include."""
+
+    def __init__(self, identity: Identity) -> None:
+        super().__init__(403, "Resource not accessible by integration")
+        self.identity = identity
 
 
 def installation_json(state: GitHubState, installation_id: int) -> dict[str, Any]:

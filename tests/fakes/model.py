@@ -190,6 +190,7 @@ class FakeModel:
             self.rejected_forms: set[str] = set()
             # The `model` and `usage` of every completion answered, synchronously or through the queue.
             self.served: list[dict[str, Any]] = []
+            self.latency = 0.0  # seconds every chat answer takes, on top of scripted delays (load tests)
 
     def review_requests(self) -> list[RecordedRequest]:
         """Requests other than reviewbot's verification requests (which follow a review with findings)."""
@@ -238,8 +239,8 @@ class FakeModel:
         if _form(body.get("response_format")) in self.rejected_forms:
             return _cloudflare_error(400, 8001, "Invalid input: response_format")
         delay, answer = self._next_answer(body)
-        if delay:
-            await asyncio.sleep(delay)
+        if delay + self.latency:
+            await asyncio.sleep(delay + self.latency)
         recorded.finished = time.monotonic()
         if isinstance(answer, _Error):
             return _error_response(answer)
