@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arq import Retry
@@ -13,7 +12,6 @@ from redis.exceptions import RedisError
 
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort, PullInfo
-from reviewbot.app.repocache import DirSnapshot, RepoCache
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.tools import RepoTools
@@ -21,30 +19,24 @@ from reviewbot.inference.verifier import StructuredVerifier
 from reviewbot.observe.context import note_review
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
+from reviewbot.queue.gates import AUTOMATIC, automatic_skip, load_config, only_merged_base, superseded
 from reviewbot.queue.publisher import already_posted, publish
+from reviewbot.queue.sources import base_snapshot
 from reviewbot.review.calibration import prompt_chars
 from reviewbot.review.config import (
-    CONFIG_PATH,
-    LoadedConfig,
     context_options,
-    parse_config,
     precision,
-    raw_mapping,
     with_security,
 )
-from reviewbot.review.diff import ParsedDiff, parse_diff
+from reviewbot.review.diff import parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id, run_review
 from reviewbot.review.security import SECURITY_TRIGGER
-from reviewbot.review.snapshot import MemorySnapshot, Snapshot
 from reviewbot.stores import RedisStores, pr_layout_key
 
 if TYPE_CHECKING:
     from reviewbot.queue.worker import Deps
 
 log = logging.getLogger(__name__)
-AUTOMATIC = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
-MAX_CONTEXT_FILES = 60
-MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed with the contents-API fallback
 
 
 async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: str, number: int, head_sha: str,
@@ -114,7 +106,7 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, spec: 
     if spec.trigger in AUTOMATIC and await redis.exists(keys.paused_key(repo, number)):
         return {"outcome": "paused"}
     pull = await port.get_pull(repo, number)
-    skip = await _automatic_skip(port, repo, pull, spec.trigger, draft)
+    skip = await automatic_skip(port, repo, pull, spec.trigger, draft)
     if skip:
         log.info("review not wanted", extra={**job, "reason": skip})
         return {"outcome": "skipped", "reason": skip}
@@ -154,43 +146,6 @@ def review_time(job_timeout: float) -> float:
     return job_timeout - min(30.0, job_timeout / 10)
 
 
-async def superseded(redis: Any, repo: str, number: int, head_sha: str) -> bool:
-    """True when the webhook has since seen a newer head SHA for this PR, or saw it closed."""
-    latest = await redis.get(keys.latest_key(repo, number))
-    return latest is not None and latest.decode() != head_sha
-
-
-async def _automatic_skip(port: GitHubPort, repo: str, pull: PullInfo, trigger: str, draft: bool) -> str | None:
-    """Why an automatic trigger should not review, per the base branch's config; None to go ahead."""
-    if trigger not in AUTOMATIC:
-        return None
-    config = (await load_config(port, repo, pull.base_ref)).config
-    if not config.enabled:
-        return "reviews are disabled in " + CONFIG_PATH
-    if (draft or pull.draft) and not config.auto_review.drafts:
-        return "draft pull request"
-    if trigger == "synchronize" and not config.auto_review.on_push:
-        return "reviews on push are off in " + CONFIG_PATH
-    if trigger in ("opened", "reopened", "ready_for_review") and not config.auto_review.on_open:
-        return "reviews on open are off in " + CONFIG_PATH
-    if pull.author.lower() in {a.lower() for a in config.authors}:
-        return f"pull requests by {pull.author} are not reviewed automatically"
-    if skip := sorted(set(pull.labels) & set(config.labels)):
-        return f"labelled {', '.join(skip)}"
-    return None
-
-
-async def load_config(port: GitHubPort, repo: str, base_ref: str) -> LoadedConfig:
-    """The base branch's config over the owner's org-wide defaults (the `.github` repository's file):
-    a pull request can never change how it is reviewed."""
-    owner = repo.split("/", 1)[0]
-    try:
-        org_text = await port.get_file(f"{owner}/.github", CONFIG_PATH, "")
-    except PermanentError:  # not installed there, or no such repository: no org defaults
-        org_text = None
-    return parse_config(await port.get_file(repo, CONFIG_PATH, base_ref), defaults=raw_mapping(org_text))
-
-
 @dataclass(frozen=True)
 class Job:
     """One review request, as the job's arguments describe it."""
@@ -212,7 +167,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
         why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
         await check.complete("skipped", "Review skipped", f"Skipped: {why}.")
         return {"outcome": "superseded"}
-    if job.trigger == "synchronize" and job.before and await _only_merged_base(port, repo, head_sha, job.before,
+    if job.trigger == "synchronize" and job.before and await only_merged_base(port, repo, head_sha, job.before,
                                                                                pull.base_sha):
         await check.complete("skipped", "Base branch merged in", "This push only merged the base branch into the "
                              f"pull request; the review of {job.before[:7]} still applies. Comment `review` to "
@@ -225,7 +180,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
     diff_text, unseen = await load_diff(port, repo, number, pull.base_sha, pull.head_sha)
     diff = parse_diff(diff_text)
     # Context engine: the base tree from the repository cache, the PR's last layout, the calibrated estimate.
-    snapshot, root = await _base_snapshot(deps, port, repo, pull, diff)
+    snapshot, root = await base_snapshot(deps, port, repo, pull, diff)
     stores = RedisStores(redis)
     layout_key = pr_layout_key(repo, number)
     calibration = await stores.calibration(deps.settings.model)
@@ -253,40 +208,3 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
                             config_errors=tuple(loaded.errors), unseen=tuple(unseen))
     await redis.delete(keys.security_key(job.job_id))
     return {**outcome, "usage": result.report.usage.as_json()}
-
-
-async def _only_merged_base(port: GitHubPort, repo: str, head_sha: str, before: str, base_sha: str) -> bool:
-    """An "Update branch" push: a merge commit whose parents are the previous head and the base branch."""
-    parents = await port.commit_parents(repo, head_sha)
-    return len(parents) == 2 and parents[0] == before and parents[1] == base_sha
-
-
-async def _base_snapshot(deps: Deps, port: GitHubPort, repo: str, pull: PullInfo,
-                         diff: ParsedDiff) -> tuple[Snapshot, Path | None]:
-    """The base tree from the repository cache (one tarball per base commit, reused by every re-review) and
-    its directory for the tools; without it (archive refused or too big), the changed files through the
-    contents API and no tools."""
-    cache = RepoCache(deps.settings.data_dir / "repos", deps.settings.repo_cache_mb * 1_000_000)
-
-    async def download(dest: Path) -> None:
-        await port.download_tarball(repo, pull.base_sha, dest, MAX_ARCHIVE_BYTES)
-
-    try:
-        root = await cache.checkout(repo, pull.base_sha, download)
-    except (PermanentError, OSError) as exc:  # OSError: the data dir is full or not writable
-        log.warning("repository archive unavailable, using the contents API", extra={"repo": repo, "error": str(exc)})
-        return MemorySnapshot(await _base_files(port, repo, pull, diff)), None
-    return DirSnapshot(root), root
-
-
-async def _base_files(port: GitHubPort, repo: str, pull: PullInfo, diff: ParsedDiff) -> dict[str, str]:
-    """Base versions of the changed files: stable across pushes, so the prompt prefix stays cacheable."""
-    wanted = [f for f in diff.files if f.status != "added" and not f.binary and f.old_path][:MAX_CONTEXT_FILES]
-    limit = asyncio.Semaphore(8)
-
-    async def one(path: str) -> tuple[str, str | None]:
-        async with limit:
-            return path, await port.get_file(repo, path, pull.base_sha)
-
-    results = await asyncio.gather(*(one(f.old_path) for f in wanted if f.old_path))
-    return {path: text for path, text in results if text is not None}

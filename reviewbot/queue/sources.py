@@ -1,0 +1,52 @@
+"""Where a review's code comes from: the cached base tree (and its directory for the tools), or the contents API."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reviewbot.app.port import GitHubPort, PullInfo
+from reviewbot.app.repocache import DirSnapshot, RepoCache
+from reviewbot.errors import PermanentError
+from reviewbot.review.diff import ParsedDiff
+from reviewbot.review.snapshot import MemorySnapshot, Snapshot
+
+if TYPE_CHECKING:
+    from reviewbot.queue.worker import Deps
+
+log = logging.getLogger(__name__)
+MAX_CONTEXT_FILES = 60
+MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed with the contents-API fallback
+
+
+async def base_snapshot(deps: Deps, port: GitHubPort, repo: str, pull: PullInfo,
+                         diff: ParsedDiff) -> tuple[Snapshot, Path | None]:
+    """The base tree from the repository cache (one tarball per base commit, reused by every re-review) and
+    its directory for the tools; without it (archive refused or too big), the changed files through the
+    contents API and no tools."""
+    cache = RepoCache(deps.settings.data_dir / "repos", deps.settings.repo_cache_mb * 1_000_000)
+
+    async def download(dest: Path) -> None:
+        await port.download_tarball(repo, pull.base_sha, dest, MAX_ARCHIVE_BYTES)
+
+    try:
+        root = await cache.checkout(repo, pull.base_sha, download)
+    except (PermanentError, OSError) as exc:  # OSError: the data dir is full or not writable
+        log.warning("repository archive unavailable, using the contents API", extra={"repo": repo, "error": str(exc)})
+        return MemorySnapshot(await base_files(port, repo, pull, diff)), None
+    return DirSnapshot(root), root
+
+
+async def base_files(port: GitHubPort, repo: str, pull: PullInfo, diff: ParsedDiff) -> dict[str, str]:
+    """Base versions of the changed files: stable across pushes, so the prompt prefix stays cacheable."""
+    wanted = [f for f in diff.files if f.status != "added" and not f.binary and f.old_path][:MAX_CONTEXT_FILES]
+    limit = asyncio.Semaphore(8)
+
+    async def one(path: str) -> tuple[str, str | None]:
+        async with limit:
+            return path, await port.get_file(repo, path, pull.base_sha)
+
+    results = await asyncio.gather(*(one(f.old_path) for f in wanted if f.old_path))
+    return {path: text for path, text in results if text is not None}
