@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -89,12 +90,20 @@ def serve_command(settings: Settings, host: str, port: int) -> int:
         log.warning("the worker is not started until the configuration above is complete")
     setup = app_commands.setup_for_serve(settings, host, port)
     app = create_app(settings, redis_url, run_worker=run_worker, setup=setup)
+    # uvicorn re-raises SIGTERM once it has shut down gracefully; with the default handler the process would die
+    # there, before `finally`, and leave the embedded Redis running.
+    previous = signal.signal(signal.SIGTERM, _exit_quietly)
     try:
         uvicorn.run(app, host=host, port=port, log_config=None, timeout_graceful_shutdown=30, access_log=False)
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if embedded is not None:
             embedded.stop()
     return 0
+
+
+def _exit_quietly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def worker_command(settings: Settings) -> int:

@@ -10,13 +10,16 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from redis import Redis
+from redis.exceptions import RedisError
 
+from reviewbot.queue.embedded import EmbeddedRedis
 from tests.conftest import MODEL_TOKEN, REPO, WEBHOOK_SECRET
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, findings_json
@@ -163,3 +166,29 @@ def test_a_worker_whose_data_dir_is_read_only_reviews_without_the_repository_cac
     [review] = fake_github.reviews[(REPO, 7)]
     assert len(review["comments"]) == 1
     assert "repository archive unavailable, using the contents API" in (tmp_path / "worker.log").read_text()
+
+
+def test_sigterm_stops_serve_and_its_embedded_redis(env: dict[str, str], tmp_path: Path) -> None:
+    # uvicorn re-raises SIGTERM after its graceful shutdown: the process used to die there and leave Redis running.
+    data_dir = Path(tempfile.mkdtemp(prefix="rb-t-", dir="/tmp"))  # short: the socket path must stay legal
+    socket_path = EmbeddedRedis(data_dir).socket_path
+    service_env = {k: v for k, v in env.items() if k != "REDIS_URL"} | {"REVIEWBOT_DATA_DIR": str(data_dir)}
+    try:
+        with web(service_env, tmp_path) as (service, client):
+            assert client.get("/healthz").json() == {"status": "ok", "redis": "ok"} and pings(socket_path)
+            service.proc.terminate()
+            assert service.proc.wait(timeout=30) == 0
+        assert not pings(socket_path)
+    finally:
+        if pings(socket_path):  # the bug came back: stop the Redis it left behind
+            with Redis(unix_socket_path=str(socket_path)) as r:
+                r.shutdown(nosave=True)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def pings(path: Path) -> bool:
+    try:
+        with Redis(unix_socket_path=str(path), socket_timeout=1) as r:
+            return bool(r.ping())
+    except RedisError:
+        return False
