@@ -133,8 +133,8 @@ async def _crashed(check: CheckRun, job: dict[str, Any]) -> None:
 
 
 def review_time(job_timeout: float) -> float:
-    """What a review may take: a little less than arq's limit, so that there is time left to end its check run."""
-    return job_timeout - min(30.0, job_timeout / 10)
+    """What a review may take: a little less than arq's limit (10%, 1 to 30 s), leaving time to end its check run."""
+    return max(job_timeout / 2, job_timeout - min(30.0, max(1.0, job_timeout / 10)))
 
 
 async def superseded(redis: Any, repo: str, number: int, head_sha: str) -> bool:
