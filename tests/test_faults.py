@@ -71,7 +71,8 @@ def test_a_killed_worker_s_review_is_run_again_after_its_timeout_and_lands_once(
     [check] = fake_github.check_runs.values()
     assert check["status"] == "completed"
     assert [h.get("status") for h in check["history"]].count("completed") == 1
-    assert len(fake_model.requests) == 2  # the re-run asks the model again (see Limits in the README)
+    # The re-run asks the model again only if the first one died before posting.
+    assert len(fake_model.requests) == (2 if moment == "during the model call" else 1)
     assert leaked(first.text() + second.text(), secrets_of(env, fake_github)) == []
 
 

@@ -19,7 +19,7 @@ from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.tools import RepoTools
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
-from reviewbot.queue.publisher import publish
+from reviewbot.queue.publisher import already_posted, publish
 from reviewbot.review.calibration import prompt_chars
 from reviewbot.review.config import CONFIG_PATH, LoadedConfig, context_options, parse_config, raw_mapping
 from reviewbot.review.diff import ParsedDiff, parse_diff
@@ -46,10 +46,11 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     deps: Deps = ctx["deps"]
     redis = ctx["redis"]
     job_id = str(ctx.get("job_id") or keys.review_job_id(repo, number, head_sha))
-    spec = Job(installation_id, repo, number, head_sha, trigger, before, run, job_id)
+    spec = Job(installation_id, repo, number, head_sha, trigger, before, run, job_id,
+               retry=int(ctx.get("job_try") or 1) > 1)
     job = {"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger, "job_try": ctx.get("job_try", 1)}
     port = deps.installation_port(installation_id)
-    check = CheckRun(port, redis, repo, head_sha, number, adopt=int(ctx.get("job_try") or 1) > 1)
+    check = CheckRun(port, redis, repo, head_sha, number, adopt=spec.retry)
     # Ours ends before arq's job timeout, whose cancellation would leave the check run spinning.
     limit = asyncio.timeout(review_time(deps.settings.job_timeout))
     try:
@@ -186,6 +187,7 @@ class Job:
     before: str | None
     run: str
     job_id: str
+    retry: bool = False  # arq runs it again (a crash, a wait for a slot): it may have posted already
 
 
 async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job: Job, pull: PullInfo,
@@ -201,6 +203,9 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job
                              f"pull request; the review of {job.before[:7]} still applies. Comment `review` to "
                              "the app to review again.")
         return {"outcome": "skipped", "reason": "update branch"}
+    if job.retry and await already_posted(port, repo, number, head_sha, job.run):  # before paying the model again
+        await check.complete("neutral", "Review already posted", "This commit's review was already posted.")
+        return {"outcome": "already posted"}
     loaded = await load_config(port, repo, pull.base_ref)
     diff_text, unseen = await load_diff(port, repo, number, pull.base_sha, pull.head_sha)
     diff = parse_diff(diff_text)

@@ -39,7 +39,7 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
                   config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = ()) -> dict[str, Any]:
     repo, number = check.repo, pull.number
     earlier = review_markers(await port.list_reviews(repo, number))
-    if any(m.get("sha") == head_sha and m.get("run") == run_id for m in earlier):
+    if _posted(earlier, head_sha, run_id):
         log.info("review already posted by an earlier run of this job", extra={"repo": repo, "pr": number})
         await check.complete("neutral", "Review already posted", "This commit's review was already posted.")
         return {"outcome": "already posted"}
@@ -62,6 +62,18 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
     await check.complete(publication.conclusion, publication.title, summary, annotations=publication.annotations)
     return {"outcome": "reviewed", "review_id": review_id, "comments": len(publication.payload["comments"]),
             "resolved": resolved, "incremental": changed is not None}
+
+
+async def already_posted(port: GitHubPort, repo: str, number: int, head_sha: str, run_id: str) -> bool:
+    """True when this run (delivery or comment) already posted its review of this commit."""
+    if _posted(review_markers(await port.list_reviews(repo, number)), head_sha, run_id):
+        log.info("review already posted by an earlier run of this job", extra={"repo": repo, "pr": number})
+        return True
+    return False
+
+
+def _posted(markers: list[dict[str, Any]], head_sha: str, run_id: str) -> bool:
+    return any(m.get("sha") == head_sha and m.get("run") == run_id for m in markers)
 
 
 def _open_findings(threads: list[Any], full: bool) -> Existing:
