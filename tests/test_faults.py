@@ -24,7 +24,7 @@ from tests.conftest import MODEL_TOKEN, REPO, WEBHOOK_SECRET
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, findings_json
 from tests.helpers import BASE_CALC, HEAD_CALC, bug_finding, deliver, open_pull, payload
-from tests.processes import KillableRedis, leaked, wait_for, web, worker
+from tests.processes import KillableRedis, free_port, leaked, wait_for, web, worker
 
 
 def secrets_of(env: dict[str, str], github: FakeGitHub) -> list[str]:
@@ -147,6 +147,17 @@ def test_an_unusable_data_dir_at_start_is_a_clear_error(kind: str, command: str,
     assert done.returncode == 1, done.stderr
     assert f"REVIEWBOT_DATA_DIR {data_dir} is not writable" in done.stderr
     assert any(r in done.stderr for r in reason) and "Traceback" not in done.stderr
+
+
+def test_a_redis_that_does_not_answer_at_start_is_a_clear_error(env: dict[str, str], tmp_path: Path) -> None:
+    service_env = {**os.environ, **env, "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}  # nothing listens there
+    started = [subprocess.Popen([sys.executable, "-m", "reviewbot", *args], env=service_env, cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for args in (["serve", "--port", "0"], ["worker"])]
+    for process in started:
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 1, stderr
+        assert "the Redis at REDIS_URL does not answer (ConnectionError)" in stderr and "Traceback" not in stderr
 
 
 def test_a_worker_whose_data_dir_is_read_only_reviews_without_the_repository_cache(
