@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from reviewbot.app import commands as app_commands
 from reviewbot.cli_precision import add_precision_commands, run_precision_command
-from reviewbot.errors import ReviewbotError
+from reviewbot.errors import ConfigError, ReviewbotError
 from reviewbot.logs import setup_logging
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.settings import Settings
@@ -115,11 +117,30 @@ def _usage(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _redis_url(settings: Settings) -> tuple[str, EmbeddedRedis | None]:
-    """REDIS_URL when set, else the embedded server under the data dir (started or joined)."""
+    """REDIS_URL when set (it must answer), else the embedded server under the data dir (started or joined)."""
     if settings.redis_url:
+        _wait_for_redis(settings.redis_url)
         return settings.redis_url, None
     embedded = EmbeddedRedis(settings.data_dir)
     return embedded.start(), embedded
+
+
+def _wait_for_redis(url: str, seconds: float = 5.0) -> None:
+    """A clear error instead of a traceback when REDIS_URL does not answer at start (it may be starting too)."""
+    from redis import Redis
+    from redis.exceptions import RedisError
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2) as client:
+                client.ping()
+                return
+        except (RedisError, OSError) as exc:
+            if time.monotonic() > deadline:
+                raise ConfigError(f"the Redis at REDIS_URL does not answer ({type(exc).__name__}): start it, or "
+                                  "unset REDIS_URL to use the embedded one") from None
+            time.sleep(0.5)
 
 
 def serve_command(settings: Settings, host: str, port: int) -> int:
@@ -138,12 +159,20 @@ def serve_command(settings: Settings, host: str, port: int) -> int:
         log.warning("the worker is not started until the configuration above is complete")
     setup = app_commands.setup_for_serve(settings, host, port)
     app = create_app(settings, redis_url, run_worker=run_worker, setup=setup, listen_host=host)
+    # uvicorn re-raises SIGTERM once it has shut down gracefully; with the default handler the process would die
+    # there, before `finally`, and leave the embedded Redis running.
+    previous = signal.signal(signal.SIGTERM, _exit_quietly)
     try:
         uvicorn.run(app, host=host, port=port, log_config=None, timeout_graceful_shutdown=30, access_log=False)
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if embedded is not None:
             embedded.stop()
     return 0
+
+
+def _exit_quietly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def worker_command(settings: Settings) -> int:

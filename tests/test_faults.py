@@ -10,18 +10,21 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from redis import Redis
+from redis.exceptions import RedisError
 
+from reviewbot.queue.embedded import EmbeddedRedis
 from tests.conftest import MODEL_TOKEN, REPO, WEBHOOK_SECRET
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, findings_json
 from tests.helpers import BASE_CALC, HEAD_CALC, bug_finding, deliver, open_pull, payload
-from tests.processes import KillableRedis, leaked, wait_for, web, worker
+from tests.processes import KillableRedis, free_port, leaked, wait_for, web, worker
 
 
 def secrets_of(env: dict[str, str], github: FakeGitHub) -> list[str]:
@@ -147,6 +150,17 @@ def test_an_unusable_data_dir_at_start_is_a_clear_error(kind: str, command: str,
     assert any(r in done.stderr for r in reason) and "Traceback" not in done.stderr
 
 
+def test_a_redis_that_does_not_answer_at_start_is_a_clear_error(env: dict[str, str], tmp_path: Path) -> None:
+    service_env = {**os.environ, **env, "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}  # nothing listens there
+    started = [subprocess.Popen([sys.executable, "-m", "reviewbot", *args], env=service_env, cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for args in (["serve", "--port", "0"], ["worker"])]
+    for process in started:
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 1, stderr
+        assert "the Redis at REDIS_URL does not answer (ConnectionError)" in stderr and "Traceback" not in stderr
+
+
 def test_a_worker_whose_data_dir_is_read_only_reviews_without_the_repository_cache(
         env: dict[str, str], web: httpx.Client, fake_github: FakeGitHub, fake_model: FakeModel,
         tmp_path: Path) -> None:
@@ -165,3 +179,29 @@ def test_a_worker_whose_data_dir_is_read_only_reviews_without_the_repository_cac
     [review] = fake_github.reviews[(REPO, 7)]
     assert len(review["comments"]) == 1
     assert "repository archive unavailable, using the contents API" in (tmp_path / "worker.log").read_text()
+
+
+def test_sigterm_stops_serve_and_its_embedded_redis(env: dict[str, str], tmp_path: Path) -> None:
+    # uvicorn re-raises SIGTERM after its graceful shutdown: the process used to die there and leave Redis running.
+    data_dir = Path(tempfile.mkdtemp(prefix="rb-t-", dir="/tmp"))  # short: the socket path must stay legal
+    socket_path = EmbeddedRedis(data_dir).socket_path
+    service_env = {k: v for k, v in env.items() if k != "REDIS_URL"} | {"REVIEWBOT_DATA_DIR": str(data_dir)}
+    try:
+        with web(service_env, tmp_path) as (service, client):
+            assert client.get("/readyz").json()["redis"] == "ok" and pings(socket_path)
+            service.proc.terminate()
+            assert service.proc.wait(timeout=30) == 0
+        assert not pings(socket_path)
+    finally:
+        if pings(socket_path):  # the bug came back: stop the Redis it left behind
+            with Redis(unix_socket_path=str(socket_path)) as r:
+                r.shutdown(nosave=True)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def pings(path: Path) -> bool:
+    try:
+        with Redis(unix_socket_path=str(path), socket_timeout=1) as r:
+            return bool(r.ping())
+    except RedisError:
+        return False

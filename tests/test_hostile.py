@@ -172,6 +172,22 @@ def test_check_runs_with_a_malformed_pull_request_list_are_answered(hook: Hook, 
     assert response.status_code == 202 and response.json()["status"] == "ignored"
 
 
+HEADER_TEXT = st.text(st.characters(min_codepoint=33, max_codepoint=126), max_size=60)  # what HTTP/1.1 can carry
+
+
+@settings(FUZZ, max_examples=40)
+@given(sent=MUTATED | st.tuples(st.sampled_from(EVENTS) | HEADER_TEXT, BODIES),
+       content_type=st.sampled_from(CONTENT_TYPES), delivery=HEADER_TEXT, signed=st.booleans())
+def test_over_real_http_fuzzed_deliveries_never_get_a_5xx(
+        web: httpx.Client, sent: tuple[str, bytes], content_type: str, delivery: str, signed: bool) -> None:
+    event, body = sent
+    signature = sign(WEBHOOK_SECRET, body) if signed else "sha256=" + "0" * 64
+    response = web.post("/webhooks/github", content=body,
+                        headers=headers_for(event, body, signature, content_type, delivery))
+    assert response.status_code < 500, response.text
+    assert signed or response.status_code == 401
+
+
 def test_over_real_http_hostile_requests_get_a_4xx(web: httpx.Client, redis_url: str) -> None:
     body = json.dumps(payload("pull_request.opened")).encode()
     nested = b"[" * 100_000 + b"]" * 100_000

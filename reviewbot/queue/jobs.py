@@ -49,10 +49,11 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     deps: Deps = ctx["deps"]
     redis = ctx["redis"]
     job_id = str(ctx.get("job_id") or keys.review_job_id(repo, number, head_sha))
-    spec = Job(installation_id, repo, number, head_sha, trigger, before, run, job_id)
+    spec = Job(installation_id, repo, number, head_sha, trigger, before, run, job_id,
+               retry=int(ctx.get("job_try") or 1) > 1)
     job = {"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger, "job_try": ctx.get("job_try", 1)}
     port = deps.installation_port(installation_id)
-    check = CheckRun(port, redis, repo, head_sha, number, adopt=int(ctx.get("job_try") or 1) > 1)
+    check = CheckRun(port, redis, repo, head_sha, number, adopt=spec.retry)
     # Ours ends before arq's job timeout, whose cancellation would leave the check run spinning.
     limit = asyncio.timeout(review_time(deps.settings.job_timeout))
     try:
@@ -142,8 +143,8 @@ async def _crashed(check: CheckRun, job: dict[str, Any]) -> None:
 
 
 def review_time(job_timeout: float) -> float:
-    """What a review may take: a little less than arq's limit, so that there is time left to end its check run."""
-    return job_timeout - min(30.0, job_timeout / 10)
+    """What a review may take: a little less than arq's limit (10%, 1 to 30 s), leaving time to end its check run."""
+    return max(job_timeout / 2, job_timeout - min(30.0, max(1.0, job_timeout / 10)))
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ class Job:
     before: str | None
     run: str
     job_id: str
+    retry: bool = False  # arq runs it again (a crash, a wait for a slot): it may have posted already
 
 
 async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, job: Job, pull: PullInfo,
