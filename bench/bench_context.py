@@ -113,12 +113,12 @@ def pack(files: dict[str, str], dest: Path) -> None:
 
 def measure(tree: str, diff_path: str, layout_path: str | None) -> dict[str, float | int | str]:
     """One plan in this (fresh) process: seconds, peak RSS, tokens; writes the prompt and layout next to it."""
-    from reviewbot.app.repocache import DirSnapshot
+    from reviewbot.repos.cache import DirSnapshot
     from reviewbot.review.config import read_options
-    from reviewbot.review.diff import parse_diff
-    from reviewbot.review.layout import Layout
-    from reviewbot.review.pipeline import build_plan
-    from reviewbot.review.prompt import PromptInput
+    from reviewbot.review.diff.parse import parse_diff
+    from reviewbot.review.prompt.layout import Layout
+    from reviewbot.review.prompt.plan import build_plan
+    from reviewbot.review.prompt.sections import PromptInput
 
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     previous = Layout.from_json(json.loads(Path(layout_path).read_text())) if layout_path else None
@@ -160,7 +160,7 @@ def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
     files = generate()
-    from reviewbot.app.repocache import RepoCache
+    from reviewbot.repos.cache import RepoCache
 
     started = time.perf_counter()
     tree = RepoCache(OUT / "repos").checkout_sync(REPO, BASE_SHA, lambda dest: pack(files, dest))

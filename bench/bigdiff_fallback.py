@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from reviewbot.app.auth import InstallationTokens
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort
-from reviewbot.review.diff import parse_diff
+from reviewbot.review.diff.parse import parse_diff
 from tests.fakes.github import FakeGitHub
 from tests.fakes.server import ServedApp
 

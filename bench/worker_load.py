@@ -28,6 +28,7 @@ from bench.readme import write_section
 from reviewbot.queue import keys
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.queue.enqueue import enqueue_review
+from reviewbot.queue.request import ReviewRequest
 from reviewbot.queue.worker import redis_settings
 from reviewbot.review.engine import affinity_id
 from tests.fakes.github import FakeGitHub
@@ -66,8 +67,9 @@ async def enqueue_all(redis_url: str, pulls: list[tuple[int, str, dict[str, Any]
                              job_deserializer=keys.deserialize)
     try:
         for installation, repo, pull in pulls:
-            await enqueue_review(pool, installation, repo, pull["number"], pull["head"]["sha"], trigger="opened",
-                                 run=f"bench-{repo}-{pull['number']}", latest=True)
+            request = ReviewRequest(installation, repo, pull["number"], pull["head"]["sha"], trigger="opened",
+                                    run=f"bench-{repo}-{pull['number']}")
+            await enqueue_review(pool, request, latest=True)
     finally:
         await pool.aclose()
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from reviewbot.cli import main
+from reviewbot.cli.main import main
 
 sys.exit(main())

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
+from reviewbot.catalogue import DEFAULT_PRICES, Price, parse_prices
 from reviewbot.errors import ConfigError
-from reviewbot.inference.pricing import DEFAULT_PRICES, Price, parse_prices
 
 DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.5"
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
@@ -62,7 +62,7 @@ class Settings:
     public_url: str | None = None
     rate_limit_wait: float = 30.0
     write_interval: float = 1.0
-    # context engine (issue 5)
+    # context engine
     prompt_budget: int = 100_000
     repo_cache_mb: int = 2_048
     dashboard_token: str | None = field(default=None, repr=False)

@@ -9,8 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Protocol
 
-from reviewbot.review.calibration import Calibration
-from reviewbot.review.layout import Layout
+from reviewbot.review.prompt.calibration import Calibration
+from reviewbot.review.prompt.layout import Layout
 
 PREFIX = "reviewbot"
 LAYOUT_TTL_S = 30 * 86_400  # a PR untouched for a month starts fresh

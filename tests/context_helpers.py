@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from reviewbot.review.config import read_options
-from reviewbot.review.diff import parse_diff
-from reviewbot.review.layout import Layout
-from reviewbot.review.pipeline import Plan, build_plan
-from reviewbot.review.prompt import PromptInput
-from reviewbot.review.snapshot import MemorySnapshot
+from reviewbot.review.context.snapshot import MemorySnapshot
+from reviewbot.review.diff.parse import parse_diff
+from reviewbot.review.prompt.layout import Layout
+from reviewbot.review.prompt.plan import Plan, build_plan
+from reviewbot.review.prompt.sections import PromptInput
 from tests.fakes.diffs import git_diff
 
 

@@ -16,7 +16,8 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 from redis.asyncio import Redis
 
-from reviewbot.inference.pricing import DEFAULT_PRICES, cost
+from reviewbot.catalogue import DEFAULT_PRICES
+from reviewbot.inference.pricing import cost
 from reviewbot.observe.ledger import Entry, Ledger
 from tests.fakes.model import FakeModel
 

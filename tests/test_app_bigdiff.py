@@ -9,7 +9,7 @@ import pytest
 from reviewbot.app.auth import InstallationTokens
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort
-from reviewbot.review.diff import ParsedDiff, parse_diff
+from reviewbot.review.diff.parse import ParsedDiff, parse_diff
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub

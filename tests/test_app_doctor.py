@@ -9,7 +9,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from reviewbot.app.commands import doctor_command
+from reviewbot.cli.github_app import doctor_command
 from reviewbot.settings import Settings
 from tests.fakes.model import FakeModel
 

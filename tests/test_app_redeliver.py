@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.app.commands import redeliver_command
-from reviewbot.app.redeliver import parse_since
-from reviewbot.cli import main
+from reviewbot.cli.durations import parse_span
+from reviewbot.cli.github_app import redeliver_command
+from reviewbot.cli.main import main
 from reviewbot.errors import ConfigError
 from reviewbot.settings import Settings
 from tests.fakes.github import FakeGitHub
@@ -77,5 +77,5 @@ def test_the_command_line(env: dict[str, str], fake_github: FakeGitHub, tmp_path
     assert main(["redeliver", "--since", "yesterday"]) == 1
     assert "--since must look like" in capsys.readouterr().err
     with pytest.raises(ConfigError):
-        parse_since("24")
-    assert parse_since("90m") == timedelta(minutes=90)
+        parse_span("24")
+    assert parse_span("90m") == timedelta(minutes=90)

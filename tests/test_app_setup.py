@@ -18,10 +18,10 @@ import httpx
 import pytest
 
 from reviewbot.app.app_api import AppApi
-from reviewbot.app.commands import setup_command, setup_for_serve
-from reviewbot.app.setup import webhook_url
-from reviewbot.app.setup_pages import SetupPages
-from reviewbot.cli import main
+from reviewbot.app.setup.manifest import webhook_url
+from reviewbot.app.setup.pages import SetupPages
+from reviewbot.cli.github_app import setup_command, setup_for_serve
+from reviewbot.cli.main import main
 from reviewbot.errors import ConfigError
 from reviewbot.settings import Settings
 from reviewbot.webhooks.server import create_app

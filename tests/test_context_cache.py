@@ -12,11 +12,11 @@ from redis.asyncio import Redis
 
 from reviewbot.app.auth import InstallationTokens
 from reviewbot.app.port import GitHubPort
-from reviewbot.app.repocache import DirSnapshot, RepoCache
-from reviewbot.app.safetar import Limits, extract
 from reviewbot.errors import PermanentError
-from reviewbot.review.calibration import Calibration
-from reviewbot.review.layout import BlockSpec, Layout
+from reviewbot.repos.cache import DirSnapshot, RepoCache
+from reviewbot.repos.safetar import Limits, extract
+from reviewbot.review.prompt.calibration import Calibration
+from reviewbot.review.prompt.layout import BlockSpec, Layout
 from reviewbot.settings import Settings
 from reviewbot.stores import FileStores, RedisStores
 from tests.conftest import INSTALLATION, REPO

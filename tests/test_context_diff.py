@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.errors import DiffError
-from reviewbot.review.diff import parse_diff, render_numbered
+from reviewbot.review.diff.parse import parse_diff, render_numbered
 from tests.context_helpers import diff_text, plan_for, prompt_text
 from tests.fakes.diffs import git_diff
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewbot.review.layout import Layout
+from reviewbot.review.prompt.layout import Layout
 from tests.context_helpers import context_text, plan_for, prompt_text
 
 CORE = ("def fetch(url):\n    return url\n\n\ndef parse(text):\n    return text.split()\n")

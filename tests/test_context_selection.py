@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.review.symbols import parse
+from reviewbot.review.context.symbols import parse
 from tests.context_helpers import context_text, filler, plan_for, prompt_text
 
 CALC = "def total(items):\n    return sum(i.price for i in items)\n"

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.errors import DiffError
-from reviewbot.review.diff import parse_diff, render_numbered
+from reviewbot.review.diff.parse import parse_diff, render_numbered
 
 MIXED = (Path(__file__).parent / "fixtures" / "diffs" / "mixed.diff").read_text()
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reviewbot.review.diff import parse_diff
-from reviewbot.review.filters import Attributes, screen
+from reviewbot.review.diff.filters import Attributes, screen
+from reviewbot.review.diff.parse import parse_diff
 from tests.context_helpers import plan_for, prompt_text
 from tests.fakes.diffs import git_diff
 

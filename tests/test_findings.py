@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.review.anchor import anchor
-from reviewbot.review.diff import parse_diff
-from reviewbot.review.findings import Finding, OutputInvalid, parse_review_output
+from reviewbot.review.diff.parse import parse_diff
+from reviewbot.review.findings.anchoring import anchor
+from reviewbot.review.findings.schema import Finding, OutputInvalid, parse_review_output
 
 DIFF = parse_diff((Path(__file__).parent / "fixtures" / "diffs" / "mixed.diff").read_text())
 

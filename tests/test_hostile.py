@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from redis import Redis
 
 from reviewbot.errors import DiffError
-from reviewbot.inference.pricing import Usage
-from reviewbot.review.anchor import anchor
+from reviewbot.model import Usage
 from reviewbot.review.config import RepoConfig
-from reviewbot.review.diff import parse_diff, render_numbered
-from reviewbot.review.findings import Finding
-from reviewbot.review.publish import plan
-from reviewbot.review.render import ReviewReport
+from reviewbot.review.diff.parse import parse_diff, render_numbered
+from reviewbot.review.findings.anchoring import anchor
+from reviewbot.review.findings.schema import Finding
+from reviewbot.review.publish.markdown import ReviewReport
+from reviewbot.review.publish.posting import plan
 from reviewbot.settings import Settings
 from reviewbot.webhooks.server import create_app
 from reviewbot.webhooks.signature import sign

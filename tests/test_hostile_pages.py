@@ -6,9 +6,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from reviewbot.app.setup_pages import SetupPages
-from reviewbot.review.redact import REDACTED, redact
-from reviewbot.review.render import code_span
+from reviewbot.app.setup.pages import SetupPages
+from reviewbot.review.publish.markdown import code_span
+from reviewbot.review.publish.redaction import REDACTED, redact
 from tests.conftest import MODEL_TOKEN, WEBHOOK_SECRET
 from tests.fakes.github import FakeGitHub
 from tests.test_app_setup import bare_env, form_of, pages, site  # noqa: F401  (fixtures)

@@ -11,7 +11,8 @@ import httpx
 import pytest
 from redis.asyncio import Redis
 
-from reviewbot.inference.pricing import DEFAULT_PRICES, cost
+from reviewbot.catalogue import DEFAULT_PRICES
+from reviewbot.inference.pricing import cost
 from reviewbot.inference.ratelimit import RequestBucket
 from reviewbot.queue.worker import make_worker
 from reviewbot.settings import Settings

@@ -1,4 +1,4 @@
-"""Every trigger becomes exactly one review of the newest code; nothing lost or doubled (issue 3)."""
+"""Every trigger becomes exactly one review of the newest code; nothing lost or doubled."""
 
 from __future__ import annotations
 

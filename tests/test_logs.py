@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from reviewbot.logs import setup_logging
-from reviewbot.observe.context import bind
+from reviewbot.observe.jobcontext import bind
 from reviewbot.observe.logformat import wants_json
+from reviewbot.observe.logs import setup_logging
 from reviewbot.settings import Settings
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub

@@ -2,7 +2,8 @@
 
 import pytest
 
-from reviewbot.inference.pricing import DEFAULT_PRICES, cost, usage_from_response
+from reviewbot.catalogue import DEFAULT_PRICES
+from reviewbot.inference.pricing import cost, usage_from_response
 
 
 def test_cost_matches_hand_computed_values() -> None:

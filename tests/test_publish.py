@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.inference.pricing import Usage
-from reviewbot.review.anchor import anchor
+from reviewbot.model import Usage
 from reviewbot.review.config import RepoConfig, json_schema, parse_config
-from reviewbot.review.diff import parse_diff
-from reviewbot.review.findings import Finding
-from reviewbot.review.fingerprint import anchored_code, code_key, fingerprint, read_marker
-from reviewbot.review.publish import Existing, plan, without_inline
-from reviewbot.review.render import Links, ReviewReport
-from reviewbot.review.suggest import applies
+from reviewbot.review.diff.parse import parse_diff
+from reviewbot.review.findings.anchoring import anchor
+from reviewbot.review.findings.fingerprints import anchored_code, code_key, fingerprint, read_marker
+from reviewbot.review.findings.schema import Finding
+from reviewbot.review.publish.markdown import Links, ReviewReport
+from reviewbot.review.publish.posting import Existing, plan, without_inline
+from reviewbot.review.publish.suggestions import applies
 
 DIFF = parse_diff((Path(__file__).parent / "fixtures" / "diffs" / "mixed.diff").read_text())
 HEAD_CALC = ["def total(items):", "    result = 0", "    for i in items:", "        result += i.price * i.qty",

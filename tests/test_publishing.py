@@ -1,5 +1,5 @@
 """Publishing end to end against the fake GitHub: re-reviews without repeats, resolved threads, once-only
-posting, the 422 fallback, configuration from the base branch and the organisation (issue 7)."""
+posting, the 422 fallback, configuration from the base branch and the organisation."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import httpx
 
 from reviewbot.queue import keys
 from reviewbot.queue.enqueue import enqueue_review
+from reviewbot.queue.request import ReviewRequest
 from reviewbot.queue.worker import redis_settings
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
@@ -75,7 +76,8 @@ async def test_the_same_request_run_twice_posts_once(
                              job_deserializer=keys.deserialize)
     try:
         for _ in range(2):  # e.g. a worker that died after posting: arq runs the same job again
-            await enqueue_review(pool, INSTALLATION, REPO, 7, pull["head"]["sha"], trigger="opened", run="guid-1")
+            request = ReviewRequest(INSTALLATION, REPO, 7, pull["head"]["sha"], trigger="opened", run="guid-1")
+            await enqueue_review(pool, request)
             await run_worker_until_idle(settings, redis_url)
     finally:
         await pool.aclose()

@@ -1,9 +1,9 @@
 """What people see: no pings, no images, no raw HTML from untrusted text; suggestions fenced safely."""
 
-from reviewbot.inference.pricing import Usage
-from reviewbot.review.anchor import Anchored, Placement
-from reviewbot.review.findings import Finding
-from reviewbot.review.render import ReviewReport, comment_body, neutralize, review_body
+from reviewbot.model import Usage
+from reviewbot.review.findings.anchoring import Anchored, Placement
+from reviewbot.review.findings.schema import Finding
+from reviewbot.review.publish.markdown import ReviewReport, comment_body, neutralize, review_body
 
 
 def make(**kw: object) -> Finding:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.inference.tools import MAX_ANSWER_CHARS, TOOL_DEFINITIONS_JSON, RepoTools, tool_definitions
-from reviewbot.review.options import ContextOptions
+from reviewbot.review.context.options import ContextOptions
 from tests.context_helpers import plan_for
 
 

@@ -14,7 +14,7 @@ from redis.exceptions import RedisError
 
 from reviewbot.app.credentials import AppCredentials, app_jwt
 from reviewbot.app.requester import Requester
-from reviewbot.logs import REDACTOR
+from reviewbot.observe.logs import REDACTOR
 
 __all__ = ["REFRESH_MARGIN", "InstallationToken", "InstallationTokens", "app_jwt"]
 log = logging.getLogger(__name__)

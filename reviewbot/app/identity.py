@@ -9,11 +9,13 @@ from typing import Any
 from github import Auth, GithubException
 
 from reviewbot.app.auth import app_jwt
-from reviewbot.app.errors import translate
+from reviewbot.app.github_errors import translate
 from reviewbot.app.port import new_github
 from reviewbot.errors import ReviewbotError
-from reviewbot.queue import keys
 from reviewbot.settings import Settings
+
+# Beside the queue's keys (same prefix), so that `redis-cli --scan reviewbot:*` shows everything.
+APP_SLUG_KEY = "reviewbot:app:slug"
 
 log = logging.getLogger(__name__)
 
@@ -41,5 +43,5 @@ async def remember_slug(settings: Settings, redis: Any) -> str | None:
         except (ReviewbotError, TimeoutError, KeyError) as exc:
             log.warning("could not read the App's slug from GET /app", extra={"error": str(exc)})
     if slug:
-        await redis.set(keys.APP_SLUG_KEY, slug)
+        await redis.set(APP_SLUG_KEY, slug)
     return slug

@@ -113,7 +113,7 @@ class GitHubPort:
             log.warning("the repository tree is truncated", extra={"repo": repo})
         return [str(e["path"]) for e in data.get("tree") or [] if e.get("type") == "blob"]
 
-    # ----- repository archive (context engine, issue 5) -----------------------------------------------------------
+    # ----- repository archive (the context engine reads the base tree from it)
     async def download_tarball(self, repo: str, ref: str, dest: Path, max_bytes: int) -> int:
         """Stream the gzip tarball of `ref` into `dest`; returns its size. GitHub answers 302 to a short-lived
         codeload URL that carries its own token, so the installation token is never sent there."""

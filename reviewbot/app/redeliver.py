@@ -6,24 +6,13 @@ webhook side can drop one it has already seen.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any, TextIO
 
 from reviewbot.app.app_api import AppApi
-from reviewbot.errors import ConfigError, GitHubError, GitHubRetryable
+from reviewbot.errors import GitHubError, GitHubRetryable
 from reviewbot.observe.progress import counting
-
-_SINCE = re.compile(r"^\s*(\d+)\s*([smhd])\s*$")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
-
-
-def parse_since(text: str) -> timedelta:
-    match = _SINCE.match(text)
-    if match is None:
-        raise ConfigError(f"--since must look like 30m, 24h or 7d, got {text!r}")
-    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
 
 
 def delivered_at(delivery: dict[str, Any]) -> datetime:

@@ -16,7 +16,7 @@ from github import Auth, Github, GithubException
 from github.Requester import Requester as PyRequester
 
 from reviewbot.app.credentials import Credentials
-from reviewbot.app.errors import translate
+from reviewbot.app.github_errors import translate
 from reviewbot.app.limits import RateLimits
 from reviewbot.errors import GitHubError, GitHubRetryable
 

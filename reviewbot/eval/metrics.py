@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.eval.suite import Expected
-from reviewbot.inference.pricing import Usage
-from reviewbot.review.findings import Finding
+from reviewbot.model import Usage
+from reviewbot.review.findings.schema import Finding
 
 SLACK = 3  # lines either side: models anchor on the line before or after the one a person would pick
 Judge = Callable[[Expected, Finding], bool]

@@ -11,10 +11,12 @@ from typing import Any
 
 import httpx
 
-from reviewbot.review.engine import ModelAnswer, Reviewer
-from reviewbot.review.multipass import pass_number
-from reviewbot.review.precision import Verifier
-from reviewbot.review.verify import CANDIDATE_HEADING, VERIFY_HEADER, VerifyAnswer
+from reviewbot.model import ModelAnswer
+from reviewbot.review.findings.schema import ReviewOutput
+from reviewbot.review.findings.refine import ReviewerPort as Reviewer
+from reviewbot.review.findings.passes import pass_number
+from reviewbot.review.findings.refine import VerifierPort as Verifier
+from reviewbot.review.findings.verification import CANDIDATE_HEADING, VERIFY_HEADER, VerifyAnswer
 
 CHARS_PER_TOKEN = 4
 CACHE_BLOCK = 64  # tokens: providers cache whole blocks of the prefix
@@ -89,7 +91,7 @@ class Recorder:
     passes: dict[int, dict[str, Any]] = field(default_factory=dict)
     verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer:
+    async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer[ReviewOutput]:
         answer = await self.reviewer.review(messages, affinity)
         self.passes[pass_number(messages)] = answer.output.model_dump()
         return answer

@@ -20,12 +20,14 @@ from reviewbot.inference.client import ModelClient
 from reviewbot.inference.memo import MemoryMemo
 from reviewbot.inference.structured import StructuredReviewer
 from reviewbot.inference.tools import RepoTools
-from reviewbot.inference.verifier import StructuredVerifier
-from reviewbot.queue.worker import model_client
+from reviewbot.inference.verify_request import StructuredVerifier
+from reviewbot.inference.factory import model_client
 from reviewbot.review.config import RepoConfig, context_options, precision
-from reviewbot.review.engine import Reviewer, ReviewInput, ReviewResult, affinity_id, run_review
-from reviewbot.review.findings import SEVERITY_RANK
-from reviewbot.review.precision import Verifier
+from reviewbot.review.prompt.sections import PromptInput
+from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, run_review
+from reviewbot.review.findings.refine import ReviewerPort as Reviewer
+from reviewbot.review.findings.schema import SEVERITY_RANK
+from reviewbot.review.findings.refine import VerifierPort as Verifier
 from reviewbot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -44,11 +46,10 @@ async def run_case(case: Case, settings: Settings, http: httpx.AsyncClient | Non
                    judge: Judge) -> CaseResult:
     config = case_config(case, options)
     tools = RepoTools(case.root / "base") if (case.root / "base").is_dir() else None
-    inp = ReviewInput(title=case.title, description=case.description, diff=case.diff, base_files=case.base,
-                      affinity=affinity_id("eval", case.name),
-                      options=context_options(config, settings.prompt_budget, [f.path for f in case.diff.files],
-                                              tools=tools is not None),
-                      precision=precision(config))
+    prompt = PromptInput(title=case.title, description=case.description, diff=case.diff, base_files=case.base,
+                         options=context_options(config, settings.prompt_budget, [f.path for f in case.diff.files],
+                                                 tools=tools is not None))
+    inp = ReviewInput(prompt=prompt, affinity=affinity_id("eval", case.name), precision=precision(config))
     try:
         if options.model == "fake":
             replay = Replay(case.recorded)

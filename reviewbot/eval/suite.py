@@ -10,7 +10,7 @@ from typing import Any
 
 from reviewbot.app.bigdiff import diff_from_files
 from reviewbot.errors import ConfigError
-from reviewbot.review.diff import ParsedDiff, parse_diff
+from reviewbot.review.diff.parse import ParsedDiff, parse_diff
 
 MAX_CASE_FILE_BYTES = 1_000_000
 

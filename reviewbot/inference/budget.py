@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from reviewbot.inference.pricing import Usage
+from reviewbot.model import Usage
 
 MICRO = 1_000_000
 

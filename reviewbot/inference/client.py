@@ -12,12 +12,14 @@ from typing import Any
 
 import httpx
 
+from reviewbot.catalogue import DEFAULT_PRICES, Price
 from reviewbot.errors import ModelBusy, ModelPermanent, ModelQueued, ModelRetryable, RateLimited
-from reviewbot.inference.errors import classify
 from reviewbot.inference.memo import RequestMemo, request_key
-from reviewbot.inference.pricing import DEFAULT_PRICES, Price, Usage, usage_from_response
+from reviewbot.inference.pricing import usage_from_response
+from reviewbot.inference.provider_errors import classify
 from reviewbot.inference.queued import AsyncQueue
 from reviewbot.inference.ratelimit import RequestBucket
+from reviewbot.model import Usage
 
 log = logging.getLogger(__name__)
 SYNC_MARK = "reviewbot_sync"  # a memo entry answered synchronously (not through the queue)

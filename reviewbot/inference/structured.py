@@ -11,9 +11,8 @@ from typing import Any, Protocol, TypeVar
 from reviewbot.errors import ModelOutputError, ModelPermanent
 from reviewbot.inference.client import ChatResult, ModelClient
 from reviewbot.inference.memo import RequestMemo
-from reviewbot.inference.pricing import Usage
-from reviewbot.review.engine import ModelAnswer
-from reviewbot.review.findings import REVIEW_SCHEMA, OutputInvalid, parse_review_output
+from reviewbot.model import ModelAnswer, Usage
+from reviewbot.review.findings.schema import REVIEW_SCHEMA, OutputInvalid, ReviewOutput, parse_review_output
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -46,7 +45,7 @@ class StructuredReviewer:
     max_turns: int = 8
     token_budget: int = 600_000
 
-    async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer:
+    async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer[ReviewOutput]:
         output, usage, model = await self.converse(messages, affinity, parse_review_output, RESPONSE_FORMATS)
         return ModelAnswer(output, usage, model)
 

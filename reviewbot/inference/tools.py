@@ -10,7 +10,7 @@ from typing import Any
 
 from pathspec import GitIgnoreSpec
 
-from reviewbot.inference.tooldefs import (
+from reviewbot.review.prompt.tooldefs import (
     MAX_MATCHES,
     MAX_READ_LINES,
     TOOL_DEFINITIONS_JSON,

@@ -15,11 +15,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from reviewbot.logs import REDACTOR, Redactor
 from reviewbot.observe.access import COOKIE, authorized, secured, sign_in, token_matches
 from reviewbot.observe.charts import cache_chart, cost_chart
 from reviewbot.observe.exposition import QueueDepth, queue_depth
 from reviewbot.observe.ledger import FAILED, Day, Entry, Ledger
+from reviewbot.observe.logs import REDACTOR, Redactor
 from reviewbot.settings import Settings
 
 DAYS = 30

@@ -7,7 +7,7 @@ import logging
 from datetime import UTC, datetime
 from typing import IO
 
-from reviewbot.observe.context import log_fields
+from reviewbot.observe.jobcontext import log_fields
 
 _RECORD = logging.LogRecord("", 0, "", 0, "", None, None)
 STANDARD = set(vars(_RECORD)) | {"message", "asctime", "taskName", "color_message"}

@@ -5,17 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from reviewbot.observe.ledger import COLUMNS, FAILED, Entry
 
 TOTAL = "(total)"  # a repository name always has a slash, so this row cannot collide with one
-_SPAN = re.compile(r"^(\d+(?:\.\d+)?)([smhdw])$")
-_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 
 
 @dataclass
@@ -95,18 +92,6 @@ def records_csv(entries: Iterable[Entry]) -> str:
 
 def records_json(entries: Iterable[Entry]) -> str:
     return json.dumps([e.row() for e in entries], indent=2)
-
-
-def parse_since(text: str, now: float) -> datetime:
-    """`7d`, `24h`, `30m`, `2w`, `90s`, or an ISO date/time (UTC unless it says otherwise)."""
-    if match := _SPAN.match(text.strip().lower()):
-        return datetime.fromtimestamp(now - float(match.group(1)) * _UNIT[match.group(2)], UTC)
-    try:
-        moment = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise ValueError(f"--since takes a span like 7d, 24h, 30m, 2w or a date like 2026-10-01, got {text!r}") \
-            from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _csv(columns: list[str], rows: list[dict[str, Any]]) -> str:

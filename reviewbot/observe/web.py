@@ -14,9 +14,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from reviewbot.observe.access import authorized, is_loopback
-from reviewbot.observe.context import bind
 from reviewbot.observe.dashboard import dashboard_routes
 from reviewbot.observe.exposition import CONTENT_TYPE, render
+from reviewbot.observe.jobcontext import bind
 from reviewbot.observe.metrics import WEBHOOKS, Batch
 from reviewbot.settings import Settings
 

@@ -10,7 +10,7 @@ from typing import Any
 from reviewbot.app.port import GitHubPort
 from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.queue import keys
-from reviewbot.review.render import neutralize
+from reviewbot.review.publish.markdown import neutralize
 
 log = logging.getLogger(__name__)
 CHECK_NAME = "reviewbot"

@@ -15,9 +15,10 @@ from arq.constants import job_key_prefix, result_key_prefix
 from arq.jobs import serialize_job
 from arq.utils import timestamp_ms
 
-from reviewbot.observe.context import delivery_kwarg
+from reviewbot.observe.jobcontext import delivery_kwarg
 from reviewbot.queue import keys
-from reviewbot.review.security import SECURITY_TRIGGER
+from reviewbot.queue.request import ReviewRequest
+from reviewbot.review.findings.security import SECURITY_TRIGGER
 
 log = logging.getLogger(__name__)
 
@@ -35,23 +36,21 @@ return 1
 """
 
 
-async def enqueue_review(pool: ArqRedis, installation_id: int, repo: str, number: int, head_sha: str, *,
-                         trigger: str, full: bool = False, draft: bool = False, before: str | None = None,
-                         run: str = "", latest: bool = False) -> bool:
+async def enqueue_review(pool: ArqRedis, request: ReviewRequest, *, latest: bool = False) -> bool:
     """True when a new job was queued; False when one for this SHA is already queued or running (a `full`
     request then upgrades it). With `latest`, the SHA also becomes the PR's newest, which supersedes older jobs."""
+    repo, number, head_sha, full = request.repo, request.number, request.head_sha, request.full
     job_id = keys.review_job_id(repo, number, head_sha)
     now = timestamp_ms()
-    job = serialize_job(keys.REVIEW_FUNCTION, (installation_id, repo, number, head_sha),
-                        {"trigger": trigger, "full": full, "draft": draft, "before": before, "run": run,
-                         **delivery_kwarg()}, None, now,  # observe: the webhook's delivery id on the job's logs
+    job = serialize_job(keys.REVIEW_FUNCTION, request.job_args(),
+                        {**request.job_kwargs(), **delivery_kwarg()}, None, now,  # the delivery id on its logs
                         serializer=keys.serialize)
     redis: Any = pool  # redis-py's stubs want every script argument as str; bytes and ints are sent as-is
     new = await redis.eval(ENQUEUE, 5, job_key_prefix + job_id, result_key_prefix + job_id, pool.default_queue_name,
                           keys.full_key(job_id), keys.latest_key(repo, number), job, pool.expires_extra_ms, now,
                           job_id, "1" if full else "0", keys.STATE_TTL, head_sha, "1" if latest else "0")
-    if not new and trigger == SECURITY_TRIGGER:  # upgrade the queued one to a security review (issue 10)
+    if not new and request.trigger == SECURITY_TRIGGER:  # `security-review` upgrades the review already queued
         await pool.set(keys.security_key(job_id), "1", ex=keys.STATE_TTL)
-    log.debug("review enqueued", extra={"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger,
+    log.debug("review enqueued", extra={"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": request.trigger,
                                         "new": bool(new)})
     return bool(new)

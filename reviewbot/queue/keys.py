@@ -66,7 +66,6 @@ def check_result_key(repo: str, head_sha: str) -> str:
     return f"{PREFIX}:check-result:{repo}@{head_sha}"
 
 
-APP_SLUG_KEY = f"{PREFIX}:app:slug"
 
 
 def serialize(obj: Any) -> bytes:

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reviewbot.app.port import GitHubPort, PullInfo
-from reviewbot.app.repocache import DirSnapshot, RepoCache
 from reviewbot.errors import PermanentError
-from reviewbot.review.diff import ParsedDiff
-from reviewbot.review.snapshot import MemorySnapshot, Snapshot
+from reviewbot.repos.cache import DirSnapshot, RepoCache
+from reviewbot.review.context.snapshot import MemorySnapshot, Snapshot
+from reviewbot.review.diff.parse import ParsedDiff
 
 if TYPE_CHECKING:
     from reviewbot.queue.worker import Deps

@@ -18,14 +18,15 @@ from reviewbot.app.limits import RateLimits
 from reviewbot.app.port import GitHubPort
 from reviewbot.inference.budget import DailyBudget
 from reviewbot.inference.client import ModelClient
+from reviewbot.inference.factory import model_client
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.ratelimit import RequestBucket
 from reviewbot.inference.structured import StructuredReviewer, Tools
-from reviewbot.observe.context import record_request, watch_port
-from reviewbot.observe.jobrun import observed
+from reviewbot.observe.jobcontext import record_request, watch_port
 from reviewbot.queue import keys
-from reviewbot.queue.command_job import handle_command
-from reviewbot.queue.jobs import review_pull_request
+from reviewbot.queue.comment_job import handle_command
+from reviewbot.queue.observed import observed
+from reviewbot.queue.review_job import review_pull_request
 from reviewbot.queue.slots import InstallationSlots
 from reviewbot.queue.steady import SteadyWorker
 from reviewbot.settings import Settings
@@ -82,19 +83,6 @@ def build_deps(settings: Settings, redis: Any, transport: httpx.AsyncBaseTranspo
     client.on_request = record_request  # observe: each paid request is charged to the job that made it
     return Deps(settings=settings, http=http, tokens=tokens, client=client, slots=slots, budget=budget, redis=redis,
                 limits=limits)
-
-
-def model_client(settings: Settings, http: httpx.AsyncClient, bucket: RequestBucket | None = None) -> ModelClient:
-    """The model client every entry point uses (worker, CLI), configured from settings."""
-    return ModelClient(http=http, base_url=settings.chat_base_url, model=settings.model,
-                       api_token=settings.cloudflare_api_token, prices=settings.prices,
-                       max_attempts=settings.model_retries, backoff_s=settings.model_backoff_s,
-                       run_url=settings.run_url if settings.async_queue else None,
-                       async_poll_s=settings.async_poll_s,
-                       reject_if_busy=settings.reject_if_busy if settings.reject_if_busy is not None
-                       else settings.is_cloudflare,
-                       thinking=settings.thinking, max_completion_tokens=settings.max_completion_tokens,
-                       bucket=bucket)
 
 
 async def startup(ctx: dict[str, Any]) -> None:

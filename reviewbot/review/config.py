@@ -9,10 +9,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from reviewbot.review.options import DEFAULT_PROMPT_BUDGET, ContextOptions
-from reviewbot.review.precision import Precision
-from reviewbot.review.security import checklist
-from reviewbot.review.snapshot import Snapshot
+from reviewbot.review.context.options import DEFAULT_PROMPT_BUDGET, ContextOptions
+from reviewbot.review.context.snapshot import Snapshot
+from reviewbot.review.findings.refine import Precision
+from reviewbot.review.findings.security import checklist
 
 CONFIG_PATH = ".github/reviewbot.yml"
 Severity = Literal["critical", "major", "minor", "nit"]

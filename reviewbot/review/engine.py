@@ -4,51 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
 
-from reviewbot.inference.pricing import Usage
-from reviewbot.review.anchor import anchor
-from reviewbot.review.diff import ParsedDiff
-from reviewbot.review.findings import ReviewOutput
-from reviewbot.review.layout import Layout
-from reviewbot.review.options import ContextOptions
-from reviewbot.review.pipeline import Plan, build_plan
-from reviewbot.review.precision import Precision, Verifier, checked_findings
-from reviewbot.review.prompt import CHARS_PER_TOKEN, Prompt, PromptInput
-from reviewbot.review.render import ReviewReport
-from reviewbot.review.snapshot import MemorySnapshot, Snapshot
-
-
-@dataclass(frozen=True)
-class ModelAnswer:
-    """A validated answer, what it cost, and which model actually served it."""
-
-    output: ReviewOutput
-    usage: Usage
-    model: str
-
-
-class Reviewer(Protocol):
-    async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer: ...
+from reviewbot.review.context.snapshot import MemorySnapshot
+from reviewbot.review.findings.anchoring import anchor
+from reviewbot.review.findings.refine import Precision, ReviewerPort, VerifierPort, checked_findings
+from reviewbot.review.findings.schema import ReviewOutput
+from reviewbot.review.prompt.layout import Layout
+from reviewbot.review.prompt.plan import Plan, build_plan
+from reviewbot.review.prompt.sections import Prompt, PromptInput
+from reviewbot.review.publish.markdown import ReviewReport
 
 
 @dataclass(frozen=True)
 class ReviewInput:
-    """One review's inputs; `snapshot` is the base tree (the repository cache), else `base_files` in memory."""
+    """One review's inputs: what the prompt is built from, and what the conversation around it needs."""
 
-    title: str
-    description: str
-    diff: ParsedDiff
-    base_files: Mapping[str, str]
+    prompt: PromptInput
     affinity: str
-    snapshot: Snapshot | None = None
-    options: ContextOptions = field(default_factory=ContextOptions)
     previous_layout: Layout | None = None  # the last layout of this PR or branch, to keep its prefix
-    chars_per_token: float = CHARS_PER_TOKEN
-    volatile_note: str = ""
-    notes: tuple[str, ...] = ()
     precision: Precision = field(default_factory=Precision)  # passes, verification, security mode
 
 
@@ -62,10 +36,7 @@ class ReviewResult:
 
 def prepare(inp: ReviewInput) -> Plan:
     """The prompt plan: sections, coverage, the layout to remember, and the expected cache reuse."""
-    prompt_input = PromptInput(title=inp.title, description=inp.description, diff=inp.diff,
-                               base_files=inp.base_files, volatile_note=inp.volatile_note, snapshot=inp.snapshot,
-                               options=inp.options, chars_per_token=inp.chars_per_token, notes=inp.notes)
-    return build_plan(prompt_input, inp.previous_layout)
+    return build_plan(inp.prompt, inp.previous_layout)
 
 
 def plan(inp: ReviewInput) -> Prompt:
@@ -73,17 +44,17 @@ def plan(inp: ReviewInput) -> Prompt:
     return prepare(inp).prompt
 
 
-async def run_review(inp: ReviewInput, reviewer: Reviewer, verifier: Verifier | None = None) -> ReviewResult:
+async def run_review(inp: ReviewInput, reviewer: ReviewerPort, verifier: VerifierPort | None = None) -> ReviewResult:
     """The review passes, merged, then the verification of candidates (when a verifier is given): only what
     survives is placed; the usage of every request is summed into the report."""
     # Context selection parses and searches files: a second of CPU that must not stall the event loop.
     prepared = await asyncio.to_thread(prepare, inp)
     prompt = prepared.prompt
-    snapshot = inp.snapshot or MemorySnapshot(inp.base_files)
-    checked = await checked_findings(prompt.messages, inp.affinity, inp.precision, inp.diff, snapshot.read,
+    snapshot = inp.prompt.snapshot or MemorySnapshot(inp.prompt.base_files)
+    checked = await checked_findings(prompt.messages, inp.affinity, inp.precision, inp.prompt.diff, snapshot.read,
                                      reviewer, verifier)
     output = checked.output
-    placement = anchor(output.findings, inp.diff)
+    placement = anchor(output.findings, inp.prompt.diff)
     coverage = prepared.coverage
     report = ReviewReport(summary=output.summary, placement=placement, usage=checked.usage,
                           model=checked.model, files_reviewed=len(coverage.reviewed) + len(coverage.partial),

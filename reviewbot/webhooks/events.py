@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from reviewbot.webhooks.commands import Command, parse_command
+from reviewbot.comment_commands import Command, parse_command
+from reviewbot.queue.request import ReviewRequest
 
 T = TypeVar("T")
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
@@ -16,18 +17,6 @@ RERUN_ACTION = "rereview"
 
 class PayloadError(ValueError):
     """The payload lacks a field the event needs: a 400 for the sender."""
-
-
-@dataclass(frozen=True)
-class ReviewRequest:
-    installation_id: int
-    repo: str
-    number: int
-    head_sha: str
-    trigger: str
-    full: bool = False
-    draft: bool = False
-    before: str | None = None
 
 
 @dataclass(frozen=True)

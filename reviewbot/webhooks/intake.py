@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from arq.connections import ArqRedis
 
-from reviewbot.observe.context import delivery_kwarg
+from reviewbot.app.identity import APP_SLUG_KEY
+from reviewbot.observe.jobcontext import delivery_kwarg
 from reviewbot.queue import keys
 from reviewbot.queue.enqueue import enqueue_review
+from reviewbot.queue.request import ReviewRequest
 from reviewbot.settings import Settings
-from reviewbot.webhooks.events import Closed, CommentCommand, Decision, Rerun, ReviewRequest
+from reviewbot.webhooks.events import Closed, CommentCommand, Decision, Rerun
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +37,7 @@ class Intake:
     async def names(self) -> list[str]:
         """The names a comment may address: the App's slug (cached in Redis by the worker) and aliases."""
         if self._slug is None:
-            raw = await self.pool.get(keys.APP_SLUG_KEY)
+            raw = await self.pool.get(APP_SLUG_KEY)
             self._slug = raw.decode() if raw else None
         return [n for n in (self._slug, *self.settings.command_aliases) if n]
 
@@ -52,17 +55,16 @@ class Intake:
     async def store(self, decision: Decision, delivery: str = "") -> Outcome:
         """`delivery` names the request, so a crashed job re-run never posts twice but a new request does."""
         if isinstance(decision, ReviewRequest):  # its SHA becomes the PR's newest, in the same round trip
-            return await self._review(decision.installation_id, decision.repo, decision.number, decision.head_sha,
-                                      trigger=decision.trigger, full=decision.full, draft=decision.draft,
-                                      before=decision.before, run=delivery, latest=True)
+            return await self._review(dataclasses.replace(decision, run=delivery), latest=True)
         if isinstance(decision, Closed):
             await self.pool.set(keys.latest_key(decision.repo, decision.number), "closed", ex=keys.STATE_TTL)
             return Outcome(202, {"status": "cancelled", "reason": "pull request closed"})
         if isinstance(decision, Rerun):
             if not decision.numbers:
                 return Outcome(202, {"status": "ignored", "reason": "no pull request for this check"})
-            outcomes = [await self._review(decision.installation_id, decision.repo, n, decision.head_sha,
-                                           trigger="rerun", full=decision.full, run=delivery)
+            outcomes = [await self._review(ReviewRequest(decision.installation_id, decision.repo, n,
+                                                         decision.head_sha, trigger="rerun", full=decision.full,
+                                                         run=delivery))
                         for n in decision.numbers]
             return outcomes[0]
         if isinstance(decision, CommentCommand):
@@ -74,10 +76,7 @@ class Intake:
             return Outcome(202, {"status": "queued" if job else "already queued", "job_id": job_id})
         return Outcome(202, {"status": "ignored"})
 
-    async def _review(self, installation_id: int, repo: str, number: int, head_sha: str, *, trigger: str,
-                      full: bool = False, draft: bool = False, before: str | None = None, run: str = "",
-                      latest: bool = False) -> Outcome:
-        new = await enqueue_review(self.pool, installation_id, repo, number, head_sha, trigger=trigger, full=full,
-                                   draft=draft, before=before, run=run, latest=latest)
+    async def _review(self, request: ReviewRequest, latest: bool = False) -> Outcome:
+        new = await enqueue_review(self.pool, request, latest=latest)
         return Outcome(202, {"status": "queued" if new else "already queued",
-                             "job_id": keys.review_job_id(repo, number, head_sha)})
+                             "job_id": keys.review_job_id(request.repo, request.number, request.head_sha)})

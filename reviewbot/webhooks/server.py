@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from arq import create_pool
+from arq.connections import RedisSettings
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -19,14 +20,13 @@ from starlette.routing import Route
 from reviewbot.app.identity import remember_slug
 from reviewbot.observe.web import observe_routes, observed_webhook
 from reviewbot.queue import keys
-from reviewbot.queue.worker import make_worker, redis_settings
 from reviewbot.settings import Settings
 from reviewbot.webhooks.events import Accepted, Ignored, PayloadError, Ping, decide
 from reviewbot.webhooks.intake import Intake
 from reviewbot.webhooks.signature import verify
 
 if TYPE_CHECKING:
-    from reviewbot.app.setup_pages import SetupPages
+    from reviewbot.app.setup.pages import SetupPages
 
 log = logging.getLogger(__name__)
 MAX_BODY = 25 * 1024 * 1024  # GitHub never sends more than 25 MB
@@ -44,7 +44,7 @@ def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        rs = redis_settings(redis_url)
+        rs = RedisSettings.from_dsn(redis_url)
         rs.conn_timeout, rs.conn_retries = 2, 3
         app.state.pool = await create_pool(rs, job_serializer=keys.serialize, job_deserializer=keys.deserialize)
         app.state.intake = Intake(app.state.pool, settings)
@@ -52,6 +52,9 @@ def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
         worker_task = None
         worker = None
         if run_worker:
+            # Imported here so that a web-only process never loads the worker, the model client or the pipeline.
+            from reviewbot.queue.worker import make_worker
+
             worker = make_worker(settings, redis_url, handle_signals=False, ctx=worker_ctx)
             worker_task = asyncio.create_task(worker.async_run())
         try:

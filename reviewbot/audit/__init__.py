@@ -1,0 +1,3 @@
+"""`reviewbot audit`: a whole repository reviewed as a series of chunked reviews (which files, in which chunks), its
+report, and the command that runs it through the provider's queue.
+"""

@@ -1,0 +1,113 @@
+"""A whole-repository audit as reviews, pure: which files, in which chunks, each shown as a diff adding them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from reviewbot.review.context.languages import language_for
+from reviewbot.review.context.snapshot import Snapshot
+from reviewbot.review.diff.filters import Attributes, path_reason
+from reviewbot.review.prompt.sections import CHARS_PER_TOKEN
+
+CHUNK_TOKENS = 30_000  # of code per chunk; the numbered diff adds about a third, context fills the rest
+# Manifests and deployment files: dependency changes and unsafe defaults live there, not in code.
+MANIFESTS = frozenset({"Dockerfile", "docker-compose.yml", "docker-compose.yaml", "package.json", "go.mod",
+                       "pyproject.toml", "setup.py", "setup.cfg", "Gemfile", "pom.xml", "build.gradle",
+                       "Cargo.toml", "composer.json", "Makefile", "nginx.conf"})
+CONFIG_SUFFIXES = (".yml", ".yaml", ".toml", ".ini", ".conf", ".env.example", ".tf")
+NO_NEWLINE = "\\ No newline at end of file"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    index: int
+    paths: tuple[str, ...]
+    tokens: int
+
+
+def auditable(paths: Sequence[str], read: Callable[[str], str | None], directory: str = "") -> list[str]:
+    """Source files, manifests and configuration under `directory`; never vendored, generated, lock or binary
+    files, nor anything under a hidden directory."""
+    prefix = directory.strip("/") + "/" if directory.strip("/") else ""
+    attributes = Attributes({p: read(p) or "" for p in paths if p == ".gitattributes"
+                             or p.endswith("/.gitattributes")})
+    chosen = []
+    for path in paths:
+        pure = PurePosixPath(path)
+        if not path.startswith(prefix) or any(part.startswith(".") for part in pure.parts[:-1]):
+            continue
+        wanted = language_for(path) is not None or pure.name in MANIFESTS or pure.name.endswith(CONFIG_SUFFIXES)
+        if wanted and path_reason(path, attributes, None) is None:
+            chosen.append(path)
+    return sorted(chosen)
+
+
+def plan_chunks(sizes: Mapping[str, int], budget_tokens: int = CHUNK_TOKENS,
+                chars_per_token: float = CHARS_PER_TOKEN) -> list[Chunk]:
+    """Files in path order (neighbours share a chunk, and so context), packed up to the budget; a file over
+    the budget gets a chunk of its own (the review says which part it saw)."""
+    chunks: list[Chunk] = []
+    current: list[str] = []
+    used = 0
+    for path in sorted(sizes):
+        tokens = max(1, int(sizes[path] / chars_per_token))
+        if current and used + tokens > budget_tokens:
+            chunks.append(Chunk(len(chunks), tuple(current), used))
+            current, used = [], 0
+        current.append(path)
+        used += tokens
+    if current:
+        chunks.append(Chunk(len(chunks), tuple(current), used))
+    return chunks
+
+
+def added_diff(files: Mapping[str, str]) -> str:
+    """A git diff that adds every file: the review then shows, and can comment on, every line."""
+    parts = []
+    for path in sorted(files):
+        text = files[path]
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+            ending = []
+        else:
+            ending = [NO_NEWLINE]
+        header = f"diff --git a/{path} b/{path}\nnew file mode 100644\n"
+        if not lines:
+            parts.append(header)
+            continue
+        body = "\n".join(["--- /dev/null", f"+++ b/{path}", f"@@ -0,0 +1,{len(lines)} @@",
+                          *(f"+{line}" for line in lines), *ending])
+        parts.append(header + body + "\n")
+    return "".join(parts)
+
+
+class Without:
+    """A snapshot minus some files: a chunk's own files are in its diff, not repeated as context."""
+
+    def __init__(self, snapshot: Snapshot, hidden: Sequence[str]) -> None:
+        self._snapshot = snapshot
+        self._hidden = frozenset(hidden)
+        self._paths = [p for p in snapshot.paths() if p not in self._hidden]
+
+    def paths(self) -> Sequence[str]:
+        return self._paths
+
+    def read(self, path: str) -> str | None:
+        return None if path in self._hidden else self._snapshot.read(path)
+
+
+class Listed:
+    """Only the listed files of a directory on disk (git's tracked files, or a filtered walk)."""
+
+    def __init__(self, snapshot: Snapshot, paths: Sequence[str]) -> None:
+        self._snapshot = snapshot
+        self._paths = sorted(paths)
+
+    def paths(self) -> Sequence[str]:
+        return self._paths
+
+    def read(self, path: str) -> str | None:
+        return self._snapshot.read(path)

@@ -1,0 +1,72 @@
+"""The audit's report from its state, pure: Markdown for people, JSON for tools."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
+from reviewbot.review.findings.security import CWE_NAMES, cwe_counts
+from reviewbot.review.publish.markdown import BADGE, neutralize
+
+
+def findings_of(state: dict[str, Any]) -> list[Finding]:
+    """Every finding the finished chunks kept, most severe first."""
+    found = [Finding.model_validate(f) for done in state.get("done", {}).values() for f in done["findings"]]
+    return sorted(found, key=lambda f: (SEVERITY_RANK[f.severity], f.path, f.line))
+
+
+def totals(state: dict[str, Any]) -> dict[str, Any]:
+    done = list(state.get("done", {}).values())
+    usage: Counter[str] = Counter()
+    for chunk in done:
+        usage.update({k: v for k, v in chunk["usage"].items() if isinstance(v, int | float)})
+    prompt = usage["prompt_tokens"]
+    return {"files": sum(len(c["paths"]) for c in state["chunks"]), "chunks": len(state["chunks"]),
+            "chunks_done": len(done), "checked": sum(c["checked"] for c in done),
+            "dropped": [d for c in done for d in c["dropped"]], "unchecked": [t for c in done for t in c["unchecked"]],
+            "partial": [p for c in done for p in c["partial"]], "failed": dict(state.get("failed", {})),
+            "usage": {"prompt_tokens": prompt, "cached_tokens": usage["cached_tokens"],
+                      "completion_tokens": usage["completion_tokens"], "cost_usd": round(usage["cost_usd"], 6),
+                      "requests": usage["requests"], "async_requests": usage["async_requests"],
+                      "cache_ratio": round(usage["cached_tokens"] / prompt, 4) if prompt else 0.0}}
+
+
+def as_json(state: dict[str, Any]) -> dict[str, Any]:
+    findings = findings_of(state)
+    return {"root": state["root"], "directory": state["directory"], "model": state.get("model", ""),
+            **totals(state), "cwe": dict(cwe_counts(findings)),
+            "findings": [f.model_dump() for f in findings]}
+
+
+def markdown(state: dict[str, Any]) -> str:
+    t, findings = totals(state), findings_of(state)
+    u = t["usage"]
+    where = state["directory"] or "the whole repository"
+    lines = [f"# Security audit of {state['root']} ({where})", "",
+             f"{t['files']} file(s) in {t['chunks']} chunk(s), {t['chunks_done']} done; model "
+             f"{state.get('model', '?')}; {u['requests']} request(s), {u['async_requests']} through the "
+             f"asynchronous queue; {u['prompt_tokens']:,} prompt tokens ({u['cache_ratio']:.0%} cached), "
+             f"{u['completion_tokens']:,} completion tokens, ${u['cost_usd']:.4f}.", "",
+             f"Every candidate finding was checked by a second request: {t['checked']} checked, "
+             f"{len(t['dropped'])} dropped, {len(findings)} kept.", "", f"## Findings ({len(findings)})", ""]
+    if not findings:
+        lines.append("No findings.")
+    for f in findings:
+        cwe = f" · {f.cwe} ({CWE_NAMES.get(f.cwe, 'see cwe.mitre.org')})" if f.cwe else ""
+        span = f"{f.start_line}-{f.line}" if f.start_line else str(f.line)
+        lines += [f"### {BADGE[f.severity]} `{f.path}` line {span}: {neutralize(f.title)}", "",
+                  f"{f.category}{cwe} · confidence {f.confidence:.2f}", "", neutralize(f.body), ""]
+    counts = cwe_counts(findings)
+    if counts:
+        lines += ["## By CWE", "", "| CWE | Findings |", "|---|---|"]
+        lines += [f"| {c}{f' ({CWE_NAMES[c]})' if c in CWE_NAMES else ''} | {n} |" for c, n in counts] + [""]
+    if t["dropped"] or t["unchecked"]:
+        lines += ["## Dropped after verification", ""]
+        lines += [f"- **{neutralize(title)}**: {neutralize(reason)}" for title, reason in t["dropped"]]
+        lines += [f"- **{neutralize(title)}**: could not be checked" for title in t["unchecked"]] + [""]
+    if t["partial"] or t["failed"]:
+        lines += ["## Not fully audited", ""]
+        lines += [f"- `{path}`: {why}" for path, why in t["partial"]]
+        lines += [f"- chunk {int(i) + 1}: {why} (run the audit again to resume)" for i, why in t["failed"].items()]
+    return "\n".join(lines).rstrip() + "\n"

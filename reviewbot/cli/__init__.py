@@ -1,0 +1,1 @@
+"""The `reviewbot` command: one module per command family, composed in `main`."""

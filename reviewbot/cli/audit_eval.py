@@ -1,0 +1,44 @@
+"""`reviewbot audit` (a whole repository, in chunks) and `reviewbot eval` (quality on a suite of cases)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from reviewbot.cli.common import Subparsers, load_settings
+
+
+def add(sub: Subparsers) -> None:
+    audit = sub.add_parser("audit", help="security-audit a whole local repository or directory, in chunks")
+    audit.add_argument("--repo", type=Path, default=Path("."), help="the repository or directory (default: .)")
+    audit.add_argument("--dir", default="", help="only files under this folder of the repository")
+    audit.add_argument("--report", type=Path, help="write the report here (.json for JSON; default: stdout)")
+    audit.add_argument("--restart", action="store_true", help="forget the saved progress and audit again")
+    audit.add_argument("--parallel", type=int, default=4, help="chunks in flight at once (default 4)")
+    audit.add_argument("--chunk-tokens", type=int, default=30_000, help="code per chunk, in tokens (default 30000)")
+    ev = sub.add_parser("eval", help="measure review quality on a suite of cases with expected findings")
+    ev.add_argument("--suite", type=Path, default=Path("eval"), help="the suite's directory (default: eval)")
+    ev.add_argument("--format", choices=["table", "json"], default="table")
+    ev.add_argument("--model", choices=["real", "fake"], default="real",
+                    help="real: the configured model; fake: each case's recorded answers (offline, for CI)")
+    ev.add_argument("--judge", choices=["category", "location"], default="category",
+                    help="a match needs the same file, lines within ±3 and (category) the same category")
+    ev.add_argument("--verify", choices=["off", "major", "all"], help="override every case's verification policy")
+    ev.add_argument("--passes", type=int, choices=range(1, 6), help="override every case's number of passes")
+    ev.add_argument("--case", action="append", default=[], help="run only this case (repeatable)")
+    ev.add_argument("--record", action="store_true", help="save the real model's answers as each case's "
+                                                          "recorded.json, for --model fake")
+    audit.set_defaults(handler=_run)
+    ev.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    settings = load_settings(quiet=True)
+    if args.command == "audit":
+        from reviewbot.audit.run import audit_command
+
+        return audit_command(settings, args.repo, args.dir, args.report, restart=args.restart,
+                             parallel=args.parallel, chunk_tokens=args.chunk_tokens)
+    from reviewbot.cli.evaluate import eval_command
+
+    return eval_command(settings, args)

@@ -1,0 +1,39 @@
+"""The `reviewbot` command: each family of subcommands adds its parsers and handlers here, in one place."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from reviewbot.cli import audit_eval, config, github_app, review, service, usage
+from reviewbot.errors import ReviewbotError
+
+FAMILIES = (service, review, audit_eval, github_app, config, usage)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="reviewbot",
+        description="The `reviewbot` command: serve, worker, review, audit, eval, setup, doctor, redeliver, "
+                    "config, usage.")
+    sub = top.add_subparsers(dest="command", required=True)
+    for family in FAMILIES:
+        family.add(sub)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+        return code
+    except ReviewbotError as exc:
+        print(f"reviewbot: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

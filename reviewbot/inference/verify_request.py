@@ -1,0 +1,33 @@
+"""The verification request: the review's cached prefix plus the candidates, the same tools, verdicts validated."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reviewbot.inference.structured import StructuredReviewer
+from reviewbot.review.findings.verification import VERIFY_SCHEMA, VerdictItem, VerifyAnswer, parse_verdicts
+
+# The same three shapes as the review's, in the same order: the client's remembered form index applies to both.
+VERIFY_FORMATS: tuple[dict[str, Any], ...] = (
+    {"type": "json_schema", "json_schema": {"name": "verification", "schema": VERIFY_SCHEMA, "strict": True}},
+    {"type": "json_schema", "json_schema": VERIFY_SCHEMA},
+    {"type": "json_object"},
+)
+
+
+@dataclass
+class StructuredVerifier:
+    """Checks a batch of candidates in one conversation; shares the reviewer's client, memo, tools and budgets,
+    so the request carries the same tool definitions and affinity and replays from the same memo."""
+
+    reviewer: StructuredReviewer
+
+    async def verify(self, messages: list[dict[str, str]], ids: Sequence[int], affinity: str) -> VerifyAnswer:
+        def parse(text: str | None) -> list[VerdictItem]:
+            return parse_verdicts(text, ids)
+
+        verdicts, usage, model = await self.reviewer.converse(messages, affinity, parse, VERIFY_FORMATS,
+                                                              what="verification")
+        return VerifyAnswer(tuple(verdicts), usage, model)

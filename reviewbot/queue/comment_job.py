@@ -1,0 +1,80 @@
+"""handle_command: `@app review | full review | security-review | pause | resume | help` from a PR comment."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from arq import Retry
+
+from reviewbot.comment_commands import help_text
+from reviewbot.errors import PermanentError, RetryableError
+from reviewbot.queue import keys, retries
+from reviewbot.queue.enqueue import enqueue_review
+from reviewbot.queue.request import ReviewRequest
+from reviewbot.review.findings.security import SECURITY_TRIGGER
+
+if TYPE_CHECKING:
+    from reviewbot.app.port import GitHubPort
+    from reviewbot.queue.worker import Deps
+
+log = logging.getLogger(__name__)
+MAY_SPEND = frozenset({"admin", "maintain", "write"})
+NOT_ALLOWED = ("Thanks for asking! Reviews can only be started by people with write access to this repository, "
+               "so a maintainer needs to ask for one.")
+
+
+async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, number: int, comment_id: int,
+                         author: str, trusted: bool, verb: str, name: str) -> dict[str, Any]:
+    deps: Deps = ctx["deps"]
+    redis = ctx["redis"]
+    job_id = str(ctx.get("job_id") or keys.command_job_id(repo, comment_id))
+    port = deps.installation_port(installation_id)
+    try:
+        await port.add_reaction(repo, comment_id, "eyes")  # heard, before anything slow
+        if not trusted and await port.permission(repo, author) not in MAY_SPEND:
+            if await redis.set(keys.polite_key(repo, number), "1", nx=True, ex=keys.STATE_TTL):
+                await port.create_issue_comment(repo, number, NOT_ALLOWED)
+            log.info("command refused: no write access", extra={"repo": repo, "pr": number})
+            return {"outcome": "not allowed"}
+        outcome = await _run(port, redis, installation_id, repo, number, verb, name, job_id)
+        await retries.forget(redis, job_id)
+        return outcome
+    except Retry:
+        raise
+    except RetryableError as exc:
+        await retries.retry_later(redis, job_id, exc)
+        log.error("command gave up", extra={"repo": repo, "pr": number, "error": str(exc)})
+        return {"outcome": "failed", "reason": str(exc)}
+    except PermanentError as exc:
+        log.warning("command failed", extra={"repo": repo, "pr": number, "error": str(exc)})
+        return {"outcome": "failed", "reason": str(exc)}
+    finally:
+        port.close()
+
+
+async def _run(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, verb: str,
+               name: str, job_id: str) -> dict[str, Any]:
+    if verb in ("review", "full review", "security-review"):
+        pull = await port.get_pull(repo, number)
+        if pull.state != "open":
+            await port.create_issue_comment(repo, number, "This pull request is closed; nothing to review.")
+            return {"outcome": "closed"}
+        await redis.set(keys.latest_key(repo, number), pull.head_sha, ex=keys.STATE_TTL)
+        security = verb == "security-review"  # a full review in security mode
+        new = await enqueue_review(redis, ReviewRequest(installation_id, repo, number, pull.head_sha,
+                                                        trigger=SECURITY_TRIGGER if security else "comment",
+                                                        full=verb != "review", run=f"comment-{job_id}"))
+        return {"outcome": "queued" if new else "already queued", "sha": pull.head_sha}
+    if verb == "pause":
+        await redis.set(keys.paused_key(repo, number), "1", ex=keys.STATE_TTL)
+        await port.create_issue_comment(repo, number, "Automatic reviews are paused on this pull request. "
+                                        f"Comment `{name} resume` to restart them.")
+        return {"outcome": "paused"}
+    if verb == "resume":
+        await redis.delete(keys.paused_key(repo, number))
+        await port.create_issue_comment(repo, number, "Automatic reviews are back on for this pull request.")
+        return {"outcome": "resumed"}
+    prefix = "" if verb == "help" else "I did not understand that command.\n\n"
+    await port.create_issue_comment(repo, number, prefix + help_text(name))
+    return {"outcome": "help"}

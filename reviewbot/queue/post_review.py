@@ -1,0 +1,138 @@
+"""Publishing a review: once per run, no repeats, incremental, one request with a 422 fallback, fixed threads
+resolved, and the check run completed with annotations."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from reviewbot.app.port import GitHubPort, PullInfo
+from reviewbot.errors import GitHubError
+from reviewbot.queue.checkrun import CheckRun
+from reviewbot.review.config import RepoConfig
+from reviewbot.review.diff.parse import ParsedDiff, parse_diff
+from reviewbot.review.findings.fingerprints import read_marker
+from reviewbot.review.publish.markdown import Links, ReviewReport
+from reviewbot.review.publish.posting import Existing, Publication, plan, without_inline
+
+log = logging.getLogger(__name__)
+REVIEW_MARKER = re.compile(r"<!-- reviewbot:review (\{.*?\}) -->")
+
+
+def review_markers(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """reviewbot's own earlier reviews on this PR, oldest first, as {sha, run, fps}."""
+    found = []
+    for review in reviews:
+        match = REVIEW_MARKER.search(str(review.get("body") or ""))
+        if match and _is_bot(review.get("user")):
+            try:
+                found.append(json.loads(match.group(1)))
+            except ValueError:
+                continue
+    return found
+
+
+async def already_posted(port: GitHubPort, repo: str, number: int, head_sha: str, run_id: str) -> bool:
+    """True when an earlier run of this very request (same SHA, same run id) already posted its review."""
+    return any(m.get("sha") == head_sha and m.get("run") == run_id
+               for m in review_markers(await port.list_reviews(repo, number)))
+
+
+async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha: str, report: ReviewReport,
+                  diff: ParsedDiff, config: RepoConfig, run_id: str, full: bool,
+                  config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = ()) -> dict[str, Any]:
+    repo, number = check.repo, pull.number
+    earlier = review_markers(await port.list_reviews(repo, number))
+    threads = await port.review_threads(repo, number)
+    existing = _open_findings(threads, full)
+    last = next((m.get("sha") for m in reversed(earlier) if m.get("sha") != head_sha), None)
+    changed = None
+    if config.incremental and not full and last:
+        changed = await _changed_lines(port, repo, str(last), head_sha)
+    head_files = await _head_files(port, repo, head_sha, report)
+    html = pull.html_url.rsplit("/pull/", 1)[0]
+    links = Links(head=f"{html}/blob/{head_sha}", base=f"{html}/blob/{pull.base_sha}") if html else Links()
+    publication = plan(report, diff, head_sha=head_sha, config=config, run_id=run_id, existing=existing,
+                       changed_lines=changed, head_files=head_files, links=links, config_errors=config_errors,
+                       unseen=unseen)
+    await check.remember(publication.conclusion, publication.title, publication.summary)
+    review_id = await _post(port, repo, number, publication)
+    resolved = await _resolve_fixed(port, repo, number, threads, publication, head_sha)
+    summary = publication.summary + (f"\n\n{resolved} earlier finding(s) are fixed; their threads were resolved."
+                                     if resolved else "")
+    await check.complete(publication.conclusion, publication.title, summary, annotations=publication.annotations)
+    return {"outcome": "reviewed", "review_id": review_id, "comments": len(publication.payload["comments"]),
+            "resolved": resolved, "incremental": changed is not None}
+
+
+def _open_findings(threads: list[Any], full: bool) -> Existing:
+    """Fingerprints of reviewbot's unresolved threads; a full review ignores earlier findings."""
+    if full:
+        return Existing()
+    fps, cks = set(), set()
+    for thread in threads:
+        keys = read_marker(thread["comments"][0]["body"]) if thread["comments"] else None
+        if keys and not thread["is_resolved"]:
+            fps.add(keys[0])
+            cks.add(keys[1])
+    return Existing(frozenset(fps), frozenset(cks))
+
+
+async def _changed_lines(port: GitHubPort, repo: str, last: str, head_sha: str) -> dict[str, set[int]] | None:
+    """New-file lines the push since the last review added; None (review everything) if GitHub can't say."""
+    try:
+        since = parse_diff(await port.compare_diff(repo, last, head_sha))
+    except (GitHubError, ValueError) as exc:  # a force-push can make the old head unreachable
+        log.info("incremental diff unavailable; commenting on the whole PR", extra={"error": str(exc)})
+        return None
+    return {f.path: {ln.new for h in f.hunks for ln in h.lines if ln.kind == "+" and ln.new is not None}
+            for f in since.files}
+
+
+async def _head_files(port: GitHubPort, repo: str, head_sha: str, report: ReviewReport) -> dict[str, list[str]]:
+    """Head versions of files that carry suggestions, to check a suggestion applies before offering it."""
+    paths = sorted({a.finding.path for a in report.placement.inline
+                    if a.finding.suggestion is not None and a.finding.side == "RIGHT"})
+    files: dict[str, list[str]] = {}
+    for path in paths[:20]:
+        text = await port.get_file(repo, path, head_sha)
+        if text is not None:
+            files[path] = text.split("\n")
+    return files
+
+
+async def _post(port: GitHubPort, repo: str, number: int, publication: Publication) -> int:
+    """One review request; on a 422 the inline comments move into the body and it is sent once more."""
+    try:
+        return await port.create_review(repo, number, publication.payload)
+    except GitHubError as exc:
+        if exc.status != 422 or not publication.payload["comments"]:
+            raise
+        log.warning("GitHub refused an inline comment (422); posting them in the body", extra={"error": str(exc)})
+        return await port.create_review(repo, number, without_inline(publication.payload, "GitHub answered 422"))
+
+
+async def _resolve_fixed(port: GitHubPort, repo: str, number: int, threads: list[Any], publication: Publication,
+                         head_sha: str) -> int:
+    """Resolve reviewbot's threads whose finding is gone because the code changed; humans' threads stay."""
+    resolved = 0
+    for thread in threads:
+        comments = thread["comments"]
+        keys = read_marker(comments[0]["body"]) if comments else None
+        if keys is None or thread["is_resolved"] or not thread["is_outdated"]:
+            continue
+        if set(keys) & publication.current_keys:
+            continue  # still reported (the code moved but the problem is there)
+        if any(not c["author"].endswith("[bot]") for c in comments[1:]):
+            continue  # a person replied: the conversation is theirs to close
+        await port.reply_to_review_comment(repo, number, comments[0]["database_id"],
+                                           f"This looks fixed in {head_sha[:7]}; resolving.")
+        if await port.resolve_thread(thread["id"]):
+            resolved += 1
+    return resolved
+
+
+def _is_bot(user: Any) -> bool:
+    return isinstance(user, dict) and (user.get("type") == "Bot" or str(user.get("login", "")).endswith("[bot]"))

@@ -1,0 +1,31 @@
+"""ReviewRequest: one review asked for, the same value from the webhook's decision through enqueue into the job."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ReviewRequest:
+    """Which commit of which pull request to review, and why. Only small JSON values: the job fetches the rest."""
+
+    installation_id: int
+    repo: str
+    number: int
+    head_sha: str
+    trigger: str = "opened"
+    full: bool = False  # review every file again, not only what changed since the last review
+    draft: bool = False
+    before: str | None = None  # the previous head of a `synchronize` push
+    run: str = ""  # names the request (a delivery or comment id): a re-run of the same request never posts twice
+
+    def job_args(self) -> tuple[int, str, int, str]:
+        """arq's positional arguments: what identifies the review (and its job id)."""
+        return self.installation_id, self.repo, self.number, self.head_sha
+
+    def job_kwargs(self) -> dict[str, Any]:
+        fields = asdict(self)
+        for name in ("installation_id", "repo", "number", "head_sha"):
+            del fields[name]
+        return fields

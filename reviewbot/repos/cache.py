@@ -1,0 +1,136 @@
+"""The repository cache: one extracted tree per (repository, commit) under the data dir, bounded, evicted LRU."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import shutil
+import time
+import uuid
+import weakref
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from reviewbot.repos.dirsnapshot import DirSnapshot
+from reviewbot.repos.safetar import Extracted, Limits, extract
+
+__all__ = ["DirSnapshot", "RepoCache"]
+
+DEFAULT_MAX_BYTES = 2_000_000_000
+MARKER = ".complete"  # written last: a tree without it is half-extracted and never used
+_SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
+
+Download = Callable[[Path], Awaitable[None]]  # writes the archive of one commit to the given path
+# Shared by every RepoCache of the process (jobs make their own); an entry lives while someone holds its lock.
+_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+class RepoCache:
+    """Trees at `root/<repo>/<sha>/tree`; `max_bytes` bounds the whole cache (least recently used goes first)."""
+
+    def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_BYTES, limits: Limits | None = None) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+        self.limits = limits or Limits()
+
+    def entry(self, repo: str, sha: str) -> Path:
+        """Where a commit's tree lives; names are derived, never taken from the archive."""
+        slug = re.sub(r"[^A-Za-z0-9_.-]", "_", repo)[:80] + "-" + hashlib.sha256(repo.encode()).hexdigest()[:8]
+        name = sha.lower() if _SHA.match(sha) else hashlib.sha256(sha.encode()).hexdigest()
+        return self.root / slug / name
+
+    def cached(self, repo: str, sha: str) -> Path | None:
+        entry = self.entry(repo, sha)
+        marker = entry / MARKER
+        if not marker.exists():
+            return None
+        _touch(marker)  # LRU: a use counts as recent
+        return entry / "tree"
+
+    async def checkout(self, repo: str, sha: str, download: Download) -> Path:
+        """The tree of `repo` at `sha`, downloaded and extracted once, then reused by every review."""
+        if (tree := self.cached(repo, sha)) is not None:
+            return tree
+        key = str(self.entry(repo, sha))
+        lock = _LOCKS.get(key) or _LOCKS.setdefault(key, asyncio.Lock())
+        async with lock:  # concurrent jobs of one process download a commit once
+            if (tree := self.cached(repo, sha)) is not None:
+                return tree
+            incoming = self._incoming()
+            try:
+                archive = incoming / "archive.tar.gz"
+                await download(archive)
+                tree = await asyncio.to_thread(self._install, repo, sha, incoming, archive)
+            finally:
+                shutil.rmtree(incoming, ignore_errors=True)
+        await asyncio.to_thread(self.evict, keep=tree.parent)
+        return tree
+
+    def checkout_sync(self, repo: str, sha: str, write_archive: Callable[[Path], None]) -> Path:
+        """The same for the CLI, whose archive comes from `git archive`."""
+        if (tree := self.cached(repo, sha)) is not None:
+            return tree
+        incoming = self._incoming()
+        try:
+            archive = incoming / "archive.tar"
+            write_archive(archive)
+            tree = self._install(repo, sha, incoming, archive)
+        finally:
+            shutil.rmtree(incoming, ignore_errors=True)
+        self.evict(keep=tree.parent)
+        return tree
+
+    def _incoming(self) -> Path:
+        path = self.root / ".incoming" / uuid.uuid4().hex
+        path.mkdir(parents=True)
+        return path
+
+    def _install(self, repo: str, sha: str, incoming: Path, archive: Path) -> Path:
+        stats: Extracted = extract(archive, incoming / "tree", self.limits)
+        archive.unlink()
+        (incoming / "meta.json").write_text(json.dumps({"repo": repo, "sha": sha, "files": stats.files,
+                                                        "bytes": stats.bytes, "truncated": stats.truncated,
+                                                        "skipped": stats.skipped}))
+        entry = self.entry(repo, sha)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        if entry.exists() and not (entry / MARKER).exists():
+            shutil.rmtree(entry, ignore_errors=True)  # left by an extraction that crashed half way
+        try:
+            os.rename(incoming, entry)
+        except OSError:
+            if not (entry / MARKER).exists():  # another process won the race and finished: use theirs
+                raise
+        _touch(entry / MARKER)
+        return entry / "tree"
+
+    def evict(self, keep: Path | None = None) -> list[Path]:
+        """Delete least recently used trees until the cache fits `max_bytes`; never the one just used."""
+        entries: list[tuple[float, int, Path]] = []
+        for marker in self.root.glob(f"*/*/{MARKER}"):
+            try:
+                meta = json.loads((marker.parent / "meta.json").read_text())
+                entries.append((marker.stat().st_mtime, int(meta.get("bytes", 0)), marker.parent))
+            except (OSError, ValueError):
+                continue
+        total = sum(size for _, size, _ in entries)
+        removed: list[Path] = []
+        for _, size, path in sorted(entries):
+            if total <= self.max_bytes:
+                break
+            if keep is not None and path == keep:
+                continue
+            (path / MARKER).unlink(missing_ok=True)  # first, so no reader picks up a tree being deleted
+            shutil.rmtree(path, ignore_errors=True)
+            total -= size
+            removed.append(path)
+        return removed
+
+
+def _touch(marker: Path) -> None:
+    """Stamp with the precise clock: file systems stamp with a coarse one, which ties quick successive uses."""
+    now = time.time_ns()
+    marker.touch()
+    os.utime(marker, ns=(now, now))

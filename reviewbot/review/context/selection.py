@@ -1,0 +1,169 @@
+"""Context selection the way a careful reviewer navigates: callers, callees, types, constants, tests, config."""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from reviewbot.review.context.analysis import FileChange
+from reviewbot.review.context.index import RepoIndex, is_test, module_stem, shared_prefix
+from reviewbot.review.diff.filters import added_text
+
+MAX_FILES_PER_NAME = 15
+MAX_OCCURRENCES = 8
+MAX_BODY_LINES = 80
+MAX_PICKS = 400
+_CONSTRUCTORS = {"__init__", "constructor", "new", "initialize"}
+# Names every file uses and no repository defines: builtins and standard globals of the common languages.
+_COMMON = frozenset(dir(builtins)) | frozenset(" ".join([
+    "console Math JSON Object Array Promise String Number Boolean Error TypeError Date Map Set RegExp Symbol",
+    "parseInt parseFloat require module exports window document process setTimeout fmt errors context strings",
+    "make append panic recover println printf Println Printf Sprintf Errorf Vec Box Some None Ok Err String",
+    "Option Result System Integer List HashMap ArrayList Override puts require_relative raise new",
+    "malloc free memcpy strlen sizeof NULL std"]).split())
+_STRING_KEY = re.compile(r"""["']([A-Za-z_][A-Za-z0-9_.-]{3,60})["']""")
+_CONFIG_SUFFIXES = (".yml", ".yaml", ".toml", ".json", ".ini", ".cfg", ".conf", ".properties", ".env",
+                    ".env.example", ".env.sample")
+_WHAT = {"signature": "signature", "removed": "definition (removed or renamed)", "body": "body"}
+
+
+@dataclass
+class Pick:
+    """A file worth showing, how strongly, why, and which base lines (empty ranges: the file's outline)."""
+
+    path: str
+    strength: float
+    reason: str
+    ranges: set[tuple[int, int]] = field(default_factory=set)
+    reasons: list[tuple[float, str]] = field(default_factory=list)
+
+
+class Selector:
+    """Collects picks for one review; `picks()` ranks them, strongest relation first."""
+
+    def __init__(self, index: RepoIndex, changes: list[FileChange]) -> None:
+        self.index = index
+        self.changes = changes
+        self.changed_paths = {c.file.path for c in changes} | {c.file.old_path for c in changes if c.file.old_path}
+        self._picks: dict[str, Pick] = {}
+
+    def add(self, path: str, strength: float, reason: str, ranges: Iterable[tuple[int, int]] = ()) -> None:
+        pick = self._picks.get(path)
+        if pick is None:
+            pick = self._picks[path] = Pick(path, strength, reason)
+        elif strength > pick.strength:
+            pick.strength, pick.reason = strength, reason
+        pick.ranges.update(ranges)
+        pick.reasons.append((strength, reason))
+
+    def picks(self) -> list[Pick]:
+        for pick in self._picks.values():
+            extra = sorted((s for s, _ in pick.reasons), reverse=True)[1:]
+            pick.strength += 0.1 * sum(extra[:5])  # several relations to one file add up, a little
+        return sorted(self._picks.values(), key=lambda p: (-p.strength, p.path))[:MAX_PICKS]
+
+    def select(self) -> list[Pick]:
+        for change in self.changes:
+            self._changed_file(change)
+            self._reverse(change)
+            self._forward(change)
+            self._tests(change)
+            self._config(change)
+        return self.picks()
+
+    def _changed_file(self, change: FileChange) -> None:
+        """The base version of a changed file: the definitions its hunks touch."""
+        old = change.file.old_path
+        if change.base is None or old is None:
+            return
+        ranges = {self._around(old, line) for line in sorted(change.base_lines)[:400]}
+        self.add(old, 95, "changed by this pull request (base version)", ranges)
+
+    def _reverse(self, change: FileChange) -> None:
+        """Callers and references of definitions whose signature, value or existence the PR changes."""
+        for changed in change.changed:
+            if changed.how == "added":
+                continue
+            name = changed.name
+            if name in _CONSTRUCTORS and changed.definition.parent:
+                name = changed.definition.parent
+            strength = {"signature": 100.0, "removed": 100.0}.get(changed.how, 45.0)
+            if changed.how == "body" and changed.kind not in ("function", "method"):
+                continue
+            files = [p for p in self.index.files_with(name) if p != (change.file.old_path or change.file.path)]
+            if changed.how == "body" and len(files) > 20:
+                continue  # a body change of a ubiquitous name: callers are not worth the tokens
+            stem = module_stem(change.file.path)
+            ambiguity = 1.0 if len(files) <= 8 else (8 / len(files)) ** 0.5
+            files.sort(key=lambda p: (stem not in (self.index.text(p) or ""),
+                                      -shared_prefix(p, change.file.path), p))
+            what = "value" if changed.kind == "constant" and changed.how == "signature" else _WHAT[changed.how]
+            for path in files[:MAX_FILES_PER_NAME]:
+                self.add(path, strength * ambiguity, f"uses `{name}`, whose {what} this pull request changes",
+                         self._occurrences(path, name))
+
+    def _forward(self, change: FileChange) -> None:
+        """Definitions of what the new code calls or names: functions, types, constants."""
+        local = change.defined_here
+        for name, called in sorted(change.uses.items()):
+            if len(name) < 3 or name in local or name in _COMMON:
+                continue
+            if called:
+                strength, what = 80.0, "which the new code calls"
+            elif name[:1].isupper() and not name.isupper():
+                strength, what = 70.0, "a type the new code uses"
+            elif name.isupper():
+                strength, what = 65.0, "a constant the new code uses"
+            else:
+                continue  # attributes and locals: too many, too vague
+            for path, d in self.index.definitions_of(name, change.file.path, limit=3):
+                if path in self.changed_paths and path != change.file.old_path:
+                    continue
+                self.add(path, strength, f"defines `{name}`, {what}", [self._span(d.start, d.end, d.start)])
+
+    def _tests(self, change: FileChange) -> None:
+        if is_test(change.file.path):
+            return
+        for path in self.index.tests_for(change.file.path)[:3]:
+            names = [c.name for c in change.changed]
+            ranges = {r for n in names[:5] for r in self._occurrences(path, n)}
+            self.add(path, 55, f"tests of {change.file.path}", ranges)
+
+    def _config(self, change: FileChange) -> None:
+        """Configuration files that define a key the new code names in a string literal."""
+        keys = sorted(set(_STRING_KEY.findall(added_text(change.file))))[:8]
+        for key in keys:
+            word = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", key)[-1]
+            for path in self.index.files_with(word)[:40]:
+                if not path.endswith(_CONFIG_SUFFIXES) or key not in (self.index.text(path) or ""):
+                    continue
+                self.add(path, 50, f"configuration key `{key}` used by the new code",
+                         self._occurrences(path, word, 4))
+                break
+
+    def _occurrences(self, path: str, name: str, limit: int = MAX_OCCURRENCES) -> set[tuple[int, int]]:
+        text = self.index.text(path) or ""
+        pattern = re.compile(rf"\b{re.escape(name)}\b")
+        ranges: set[tuple[int, int]] = set()
+        for match in pattern.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            ranges.add(self._around(path, line))
+            if len(ranges) >= limit:
+                break
+        return ranges
+
+    def _around(self, path: str, line: int) -> tuple[int, int]:
+        """The enclosing definition of a line when it is short, else a window around the line."""
+        parsed = self.index.parsed(path, force=path in self.changed_paths)
+        d = parsed.enclosing(line) if parsed is not None else None
+        if d is None:
+            return (max(1, line - 5), line + 5)
+        return self._span(d.start, d.end, line)
+
+    @staticmethod
+    def _span(start: int, end: int, line: int) -> tuple[int, int]:
+        if end - start <= MAX_BODY_LINES:
+            return (start, end)
+        return (max(start, line - 15), line + 15) if line != start else (start, start + 30)

@@ -1,0 +1,137 @@
+"""The Finding schema: the model's structured output, the CLI's JSON and the internal type."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from reviewbot.review.findings.security import normalize_cwe
+
+Severity = Literal["critical", "major", "minor", "nit"]
+Category = Literal["bug", "security", "performance", "maintainability", "style", "test"]
+SEVERITY_RANK: dict[str, int] = {"critical": 0, "major": 1, "minor": 2, "nit": 3}
+
+
+class Finding(BaseModel):
+    """One review comment the model proposes, anchored by GitHub's review-comment semantics."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    path: str = Field(min_length=1)
+    line: int = Field(ge=1)
+    start_line: int | None = Field(default=None, ge=1)
+    side: Literal["RIGHT", "LEFT"] = "RIGHT"
+    severity: Severity
+    category: Category
+    title: str = Field(min_length=1, max_length=300)
+    body: str
+    suggestion: str | None = None
+    confidence: float = Field(ge=0.0, le=1.0)
+    cwe: str | None = None  # security findings: the CWE id, "CWE-89"
+
+    @field_validator("cwe", mode="before")
+    @classmethod
+    def _cwe(cls, value: object) -> str | None:
+        return normalize_cwe(value)
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        return value.removeprefix("./")
+
+
+class FileNote(BaseModel):
+    """One row of the walkthrough table: what changed in a file."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    path: str
+    summary: str
+
+
+class ReviewOutput(BaseModel):
+    """The whole answer: an overall summary, a walkthrough of the files, and the findings."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    summary: str
+    walkthrough: list[FileNote] = Field(default_factory=list)
+    findings: list[Finding]
+
+
+class OutputInvalid(ValueError):
+    """The model's text is not a valid ReviewOutput; `errors` is sent back in a repair turn."""
+
+    def __init__(self, errors: str) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+
+# Hand-written (not generated) so the bytes stay identical across pydantic versions: it sits in the
+# cached prefix of every prompt.
+FINDING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string"},
+        "line": {"type": "integer", "minimum": 1},
+        "start_line": {"type": ["integer", "null"], "minimum": 1},
+        "side": {"type": "string", "enum": ["RIGHT", "LEFT"]},
+        "severity": {"type": "string", "enum": ["critical", "major", "minor", "nit"]},
+        "category": {"type": "string",
+                     "enum": ["bug", "security", "performance", "maintainability", "style", "test"]},
+        "title": {"type": "string"},
+        "body": {"type": "string"},
+        "suggestion": {"type": ["string", "null"]},
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "cwe": {"type": ["string", "null"]},
+    },
+    "required": ["path", "line", "start_line", "side", "severity", "category", "title", "body",
+                 "suggestion", "confidence", "cwe"],
+    "additionalProperties": False,
+}
+WALKTHROUGH_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "object", "properties": {"path": {"type": "string"}, "summary": {"type": "string"}},
+              "required": ["path", "summary"], "additionalProperties": False},
+}
+REVIEW_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"summary": {"type": "string"}, "walkthrough": WALKTHROUGH_SCHEMA,
+                   "findings": {"type": "array", "items": FINDING_SCHEMA}},
+    "required": ["summary", "walkthrough", "findings"],
+    "additionalProperties": False,
+}
+
+_FENCE = re.compile(r"```(?:json)?\s*\n(.*?)\n?```", re.DOTALL)
+
+
+def parse_review_output(text: str | None) -> ReviewOutput:
+    """Validate the model's answer: bare JSON, a fenced ```json block, or JSON inside prose."""
+    if not text or not text.strip():
+        raise OutputInvalid("the answer was empty; reply with the JSON object only")
+    data = first_json(text)
+    if data is None:
+        raise OutputInvalid("the answer is not valid JSON; reply with one JSON object matching the schema")
+    if isinstance(data, list):
+        data = {"summary": "", "findings": data}
+    try:
+        return ReviewOutput.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:20])
+        raise OutputInvalid(f"the JSON does not match the schema: {problems}") from exc
+
+
+def first_json(text: str) -> Any:
+    candidates = [text.strip(), *(m.group(1) for m in _FENCE.finditer(text))]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start:end + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    return None

@@ -1,0 +1,111 @@
+"""diff → filters → symbols → context → layout: the prompt plan of one review, with its coverage report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pathspec import GitIgnoreSpec
+
+from reviewbot.review.context.analysis import analyze
+from reviewbot.review.context.index import RepoIndex
+from reviewbot.review.context.options import guidance
+from reviewbot.review.context.selection import Selector
+from reviewbot.review.context.snapshot import MemorySnapshot
+from reviewbot.review.diff.filters import Attributes, path_reason, screen
+from reviewbot.review.prompt.blocks import Block, context_blocks
+from reviewbot.review.prompt.coverage import Coverage
+from reviewbot.review.prompt.diffsection import DiffEntry, plan_diff
+from reviewbot.review.prompt.layout import Layout, diff_order, digest, shared_prefix_tokens
+from reviewbot.review.prompt.sections import Prompt, PromptInput, Section, estimate_tokens, system_prompt
+from reviewbot.review.prompt.tooldefs import TOOL_DEFINITIONS_JSON  # data only: what is sent beside the system message
+
+DIFF_SHARE = 0.65  # of what the fixed sections leave: the diff is what is under review, context comes second
+MAX_ANALYZED = 150  # changed files whose symbols drive context selection (the rest are still reviewed)
+MAX_DESCRIPTION_CHARS = 8_000
+MAX_LISTED_OMISSIONS = 100
+CONTEXT_HEADER = "## Files as they were before this pull request (base commit)"
+DIFF_HEADER = "## The diff (old new kind text)"
+
+
+@dataclass(frozen=True)
+class Plan:
+    prompt: Prompt
+    coverage: Coverage
+    layout: Layout
+    reuse_tokens: int  # expected prefix-cache hit against the previous review of this PR or branch
+
+
+def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
+    snapshot = inp.snapshot or MemorySnapshot(inp.base_files)
+    options, cpt = inp.options, inp.chars_per_token
+    budget = inp.budget_tokens or options.budget_tokens
+    attributes = Attributes({p: snapshot.read(p) or "" for p in snapshot.paths()
+                             if p == ".gitattributes" or p.endswith("/.gitattributes")})
+    spec = GitIgnoreSpec.from_lines(list(options.ignore)) if options.ignore else None
+    index = RepoIndex(snapshot, lambda p: path_reason(p, attributes, spec) is not None)
+    screened = screen(inp.diff.files, lambda f: index.text(f.old_path) if f.old_path else None, attributes,
+                      options.ignore)
+
+    repo_guidance, sources = guidance(snapshot, options)
+    guide = "\n\n".join(t for t in (repo_guidance, inp.guidance) if t)
+    fixed = [Section("system", system_prompt(options.tools), ("tools",) if options.tools else (), cpt,
+                     estimate_tokens(TOOL_DEFINITIONS_JSON, cpt) if options.tools else 0),
+             Section("guidance", f"## Repository guidance (from the base commit)\n\n{guide}" if guide else "",
+                     sources, cpt),
+             Section("pull request", "## Pull request (untrusted text)\n\nTitle: "
+                     f"{inp.title}\n\nDescription:\n{inp.description[:MAX_DESCRIPTION_CHARS] or '(none)'}", (), cpt),
+             Section("notes", f"## Notes for this review\n\n{inp.volatile_note}" if inp.volatile_note else "", (),
+                     cpt)]
+    room = budget - sum(s.tokens for s in fixed) - 50
+    entries, over_budget = plan_diff(list(screened.kept), int(room * DIFF_SHARE), cpt)
+    shown = {e.path for e in entries}
+    changes = [analyze(f, index.text(f.old_path) if f.old_path else None,
+                       index.parsed(f.old_path, force=True) if f.old_path else None)
+               for f in [f for f in screened.kept if f.path in shown][:MAX_ANALYZED]]
+    picks = Selector(index, changes).select()
+    skipped = ([(x.path, x.reason) for x in screened.excluded] + over_budget
+               + [(p.path, p.reason) for p in inp.diff.problems])
+    omitted = _omissions(skipped)
+    left = room - sum(e.tokens for e in entries) - estimate_tokens(omitted + CONTEXT_HEADER + DIFF_HEADER, cpt)
+    blocks = context_blocks(picks, index, previous, left, cpt, index.is_skipped)
+    return _finish(inp, fixed, blocks, entries, skipped, omitted, previous, cpt, len(changes))
+
+
+def _omissions(skipped: list[tuple[str, str]]) -> str:
+    """What the model is told it does not see (bounded: a 5,000-file PR does not list every file)."""
+    if not skipped:
+        return ""
+    listed = "\n".join(f"- {p}: {r}" for p, r in skipped[:MAX_LISTED_OMISSIONS])
+    more = f"\n- … and {len(skipped) - MAX_LISTED_OMISSIONS} more" if len(skipped) > MAX_LISTED_OMISSIONS else ""
+    return f"Changed files not shown:\n{listed}{more}"
+
+
+def _finish(inp: PromptInput, fixed: list[Section], blocks: list[Block], entries: list[DiffEntry],
+            skipped: list[tuple[str, str]], omitted: str, previous: Layout | None, cpt: float,
+            analyzed: int) -> Plan:
+    system, guide, pr, notes = fixed
+    context_text = f"{CONTEXT_HEADER}\n\n" + "\n\n".join(b.text for b in blocks) if blocks else ""
+    context = Section("context files", context_text, tuple(b.spec.path for b in blocks), cpt)
+    texts = {e.path: e.text for e in entries}
+    order = diff_order(previous, texts)
+    diff_text = "\n\n".join([DIFF_HEADER, *(texts[p] for p in order), *([omitted] if omitted else [])])
+    diff = Section("diff", diff_text, tuple(order), cpt)
+    sections = (system, guide, context, pr, diff, notes)
+    ids = ([("system", system.text), ("guidance", guide.text), ("ctx-header", CONTEXT_HEADER if blocks else "")]
+           + [(b.spec.id, b.text) for b in blocks] + [("pr", pr.text), ("diff-header", DIFF_HEADER)]
+           + [(f"diff:{p}", texts[p]) for p in order] + [("diff-omitted", omitted), ("notes", notes.text)])
+    digests = [(i, digest(t), estimate_tokens(t, cpt) + (system.extra_tokens if i == "system" else 0))
+               for i, t in ids]
+    layout = Layout(context=tuple(b.spec for b in blocks), diff_order=tuple(order), blocks=tuple(digests))
+    notes_list = list(inp.notes) + ([f"context was gathered for the first {analyzed} changed files only"]
+                                    if analyzed >= MAX_ANALYZED else [])
+    coverage = Coverage(
+        reviewed=tuple(e.path for e in sorted(entries, key=lambda e: e.path) if e.partial is None),
+        partial=tuple((e.path, e.partial) for e in sorted(entries, key=lambda e: e.path) if e.partial),
+        skipped=tuple(skipped),
+        context=tuple((b.spec.path, b.spec.reason + b.note, b.tokens) for b in blocks),
+        sections=tuple((s.name, s.tokens) for s in sections),
+        notes=tuple(notes_list))
+    prompt = Prompt(sections=sections, skipped=tuple(p for p, _ in skipped))
+    return Plan(prompt=prompt, coverage=coverage, layout=layout,
+                reuse_tokens=shared_prefix_tokens(previous, digests))

@@ -1,0 +1,124 @@
+"""What gets posted: dedup against open threads, incremental and severity filters, the cap, annotations."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewbot.review.config import RepoConfig
+from reviewbot.review.diff.parse import ParsedDiff
+from reviewbot.review.findings.anchoring import Anchored, Placement
+from reviewbot.review.findings.fingerprints import anchored_code, code_key, fingerprint, marker
+from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
+from reviewbot.review.publish.markdown import (
+    BodyNotes,
+    Links,
+    ReviewReport,
+    check_title,
+    code_span,
+    comment_body,
+    neutralize,
+    review_body,
+)
+from reviewbot.review.publish.suggestions import applies
+
+ANNOTATION_LEVEL = {"critical": "failure", "major": "warning", "minor": "notice", "nit": "notice"}
+REVIEW_MARKER = "<!-- reviewbot:review {} -->"
+
+
+@dataclass(frozen=True)
+class Existing:
+    """What reviewbot already said on this PR: open findings' fingerprints and code keys."""
+
+    fingerprints: frozenset[str] = frozenset()
+    code_keys: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Publication:
+    payload: dict[str, Any]
+    conclusion: str
+    title: str
+    summary: str
+    annotations: list[dict[str, Any]]
+    current_keys: frozenset[str] = field(default_factory=frozenset)  # fingerprints and code keys found now
+
+
+def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoConfig, run_id: str = "",
+         existing: Existing | None = None, changed_lines: Mapping[str, set[int]] | None = None,
+         head_files: Mapping[str, list[str]] | None = None, links: Links | None = None,
+         config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = ()) -> Publication:
+    """Decide every comment, the body, the annotations and the conclusion; one review request results."""
+    existing = existing or Existing()
+    threshold = SEVERITY_RANK[config.severity_threshold]
+    kept = [a for a in report.placement.inline if SEVERITY_RANK[a.finding.severity] <= threshold]
+    outside = [f for f in report.placement.outside if SEVERITY_RANK[f.severity] <= threshold]
+    below = len(report.placement.inline) + len(report.placement.outside) - len(kept) - len(outside)
+    keys = {id(a): _keys(a, diff) for a in kept}
+    fresh = [a for a in kept if not (set(keys[id(a)]) & (existing.fingerprints | existing.code_keys))]
+    repeated = len(kept) - len(fresh)
+    if changed_lines is not None:  # incremental: only lines this push changed
+        now = [a for a in fresh if a.finding.side == "RIGHT" and a.line in changed_lines.get(a.finding.path, set())]
+        earlier = len(fresh) - len(now)
+        fresh = now
+    else:
+        earlier = 0
+    posted, overflow = fresh[:config.max_comments], [a.finding for a in fresh[config.max_comments:]]
+    comments = [_comment(a, keys[id(a)], head_files or {}) for a in posted]
+    shown = dataclasses.replace(report, placement=Placement(inline=tuple(posted), outside=tuple(outside)))
+    fps = sorted(keys[id(a)][0] for a in posted)
+    review_marker = REVIEW_MARKER.format(json.dumps({"sha": head_sha, "run": run_id, "fps": fps}))
+    notes = BodyNotes(overflow=tuple(overflow), repeated=repeated, earlier_code=earlier, below_threshold=below,
+                      config_errors=config_errors, unseen=unseen, links=links or Links(), marker=review_marker)
+    body = review_body(shown, notes)
+    current = [a.finding for a in kept] + outside
+    conclusion = _conclusion(current, config)
+    summary = review_body(shown, dataclasses.replace(notes, marker=""))
+    return Publication(
+        payload={"commit_id": head_sha, "event": "COMMENT", "body": body, "comments": comments},
+        conclusion=conclusion, title=check_title(shown), summary=summary,
+        annotations=[_annotation(a) for a in kept if a.finding.side == "RIGHT"],
+        current_keys=frozenset(k for a in kept for k in keys[id(a)]))
+
+
+def _keys(anchored: Anchored, diff: ParsedDiff) -> tuple[str, str]:
+    f = anchored.finding
+    code = anchored_code(diff.file(f.path), f.side, anchored.start_line or anchored.line, anchored.line)
+    return fingerprint(f.path, f.category, code, f.title), code_key(f.path, f.category, code)
+
+
+def _comment(anchored: Anchored, keys: tuple[str, str], head_files: Mapping[str, list[str]]) -> dict[str, Any]:
+    f = anchored.finding
+    start = anchored.start_line or anchored.line
+    ok = f.side == "RIGHT" and applies(f.suggestion, head_files.get(f.path), start, anchored.line)
+    comment: dict[str, Any] = {"path": f.path, "line": anchored.line, "side": f.side,
+                               "body": comment_body(anchored, suggestion_ok=ok, marker=marker(*keys))}
+    if anchored.start_line is not None:
+        comment |= {"start_line": anchored.start_line, "start_side": f.side}
+    return comment
+
+
+def _conclusion(findings: list[Finding], config: RepoConfig) -> str:
+    """success without blocking findings; failure only when the repository opted in; neutral otherwise."""
+    blocking = SEVERITY_RANK[config.blocking_severity or "major"]
+    if not any(SEVERITY_RANK[f.severity] <= blocking for f in findings):
+        return "success"
+    return "failure" if config.blocking_severity is not None else "neutral"
+
+
+def _annotation(anchored: Anchored) -> dict[str, Any]:
+    f = anchored.finding
+    return {"path": f.path, "start_line": anchored.start_line or anchored.line, "end_line": anchored.line,
+            "annotation_level": ANNOTATION_LEVEL[f.severity], "title": neutralize(f.title)[:255],
+            "message": neutralize(f.body)[:60_000] or neutralize(f.title)}
+
+
+def without_inline(payload: dict[str, Any], reason: str) -> dict[str, Any]:
+    """The 422 fallback: the same review with every inline comment moved into the body."""
+    moved = "\n".join(f"- {code_span(c['path'])} line {c['line']}: {c['body'].splitlines()[0]}"
+                      for c in payload["comments"])
+    body = payload["body"] + f"\n\n#### Comments GitHub would not place inline ({reason})\n\n{moved}"
+    return {**payload, "body": body[:65_000], "comments": []}

@@ -1,0 +1,104 @@
+"""The layout keeps its promises: a pure review core, no import cycle between packages, a light web process."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import reviewbot
+
+PACKAGE = Path(reviewbot.__file__).parent
+# What the pure core may import: itself, the neutral model types and the error hierarchy.
+REVIEW_MAY_IMPORT = {"review", "model", "errors"}
+
+
+def _unit(module: str) -> str:
+    """`reviewbot.queue.keys` → `queue`; `reviewbot.settings` → `settings`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _imports() -> dict[str, set[str]]:
+    """Each module's reviewbot imports, wherever they stand (inside functions and TYPE_CHECKING blocks too)."""
+    found: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        module = ".".join(("reviewbot", *path.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__")
+        targets = found.setdefault(module, set())
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name.startswith("reviewbot."))
+            elif isinstance(node, ast.ImportFrom) and node.module == "reviewbot":
+                targets.update(f"reviewbot.{a.name}" for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("reviewbot."):
+                targets.add(node.module)
+    return found
+
+
+def _package_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, targets in _imports().items():
+        graph.setdefault(_unit(module), set()).update(_unit(t) for t in targets if _unit(t) != _unit(module))
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one package (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_review_core_imports_no_io_package() -> None:
+    offending = {module: sorted(t for t in targets if _unit(t) not in REVIEW_MAY_IMPORT)
+                 for module, targets in _imports().items() if _unit(module) == "review"}
+    assert {m: t for m, t in offending.items() if t} == {}
+
+
+def test_no_import_cycle_between_packages() -> None:
+    assert _cycles(_package_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_web_app_does_not_import_the_worker_or_the_pipeline() -> None:
+    code = ("import json, sys, reviewbot.webhooks.server; "
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('reviewbot'))))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                       timeout=60).stdout)
+    assert "reviewbot.queue.worker" not in loaded
+    assert not [m for m in loaded if m.startswith(("reviewbot.inference.", "reviewbot.review.prompt"))]
+
+
+def test_every_package_says_its_place_in_the_flow() -> None:
+    for init in PACKAGE.rglob("__init__.py"):
+        assert ast.get_docstring(ast.parse(init.read_text())), f"{init} has no docstring"
