@@ -1,11 +1,17 @@
 """Settings from a mapping, with errors that name the variable to set."""
 
+import dataclasses
+import runpy
+import sys
 from pathlib import Path
 
 import pytest
 
 from reviewbot.errors import ConfigError
-from reviewbot.settings import Settings
+from reviewbot.settings import Settings, settings_markdown, settings_table
+
+# Found by walking up, so the test keeps working wherever the tests directory is reorganised.
+README = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "README.md"
 
 
 def test_defaults_point_at_cloudflare_and_github() -> None:
@@ -62,3 +68,47 @@ def test_observability_variables_are_validated_by_name() -> None:
         Settings.from_mapping({"REVIEWBOT_LOG_FORMAT": "xml"})
     with pytest.raises(ConfigError, match="REVIEWBOT_LEDGER_DAYS"):
         Settings.from_mapping({"REVIEWBOT_LEDGER_DAYS": "-1"})
+
+
+def test_every_field_is_declared_once_with_one_line_help() -> None:
+    table = settings_table()
+    assert [v.attr for v in table] == [f.name for f in dataclasses.fields(Settings)]
+    names = [n for v in table for n in v.names]
+    assert len(names) == len(set(names))
+    for var in table:
+        assert var.help.strip() and "\n" not in var.help, var.attr
+
+
+def test_the_declared_defaults_are_the_unset_values() -> None:
+    assert Settings() == Settings.from_mapping({})
+
+
+def test_from_mapping_reads_exactly_the_declared_variables() -> None:
+    class Recording(dict[str, str]):
+        def __init__(self) -> None:
+            super().__init__()
+            self.asked: set[str] = set()
+
+        def get(self, key: str, default: str | None = None) -> str | None:  # type: ignore[override]
+            self.asked.add(key)
+            return super().get(key, default)
+
+    env = Recording()
+    Settings.from_mapping(env)
+    assert env.asked == {n for v in settings_table() for n in v.names}
+
+
+def test_markdown_lists_every_variable_once_and_the_readme_has_it() -> None:
+    text = settings_markdown()
+    rows = text.splitlines()[2:]
+    assert len(rows) == len(settings_table())
+    for var, row in zip(settings_table(), rows, strict=True):
+        assert row.split(" | ")[0] == "| " + " / ".join(f"`{n}`" for n in var.names)
+        assert row.endswith(f" | {var.help.replace('|', chr(92) + '|')} |")
+    assert text in README.read_text(), "regenerate it with: python -m reviewbot.settings README.md"
+
+
+def test_the_module_prints_the_table(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["reviewbot.settings"])
+    runpy.run_module("reviewbot.settings", run_name="__main__")
+    assert capsys.readouterr().out == settings_markdown()

@@ -1,0 +1,25 @@
+"""`python -m reviewbot.settings [README.md]`: print the variables table, or rewrite it between the README's markers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from reviewbot.settings import settings_markdown
+
+START, END = "<!-- settings:start -->", "<!-- settings:end -->"
+
+
+def write_between_markers(readme: Path) -> None:
+    text = readme.read_text()
+    if START not in text or END not in text:
+        raise SystemExit(f"{readme} has no {START} … {END} markers")
+    before, rest = text.split(START, 1)
+    readme.write_text(f"{before}{START}\n{settings_markdown()}{END}{rest.split(END, 1)[1]}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        write_between_markers(Path(sys.argv[1]))
+    else:
+        print(settings_markdown(), end="")
