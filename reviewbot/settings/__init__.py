@@ -21,5 +21,5 @@ def settings_table() -> tuple[Var, ...]:
 
 
 def settings_markdown() -> str:
-    """The configuration table of the README, generated from the Settings declarations."""
+    """The configuration table of docs/configuration.md, generated from the Settings declarations."""
     return markdown(settings_table())

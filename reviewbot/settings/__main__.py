@@ -1,4 +1,4 @@
-"""`python -m reviewbot.settings [README.md]`: print the variables table, or rewrite it between the README's markers."""
+"""`python -m reviewbot.settings [docs/configuration.md]`: print the variables table, or rewrite it between markers."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from reviewbot.settings import settings_markdown
 START, END = "<!-- settings:start -->", "<!-- settings:end -->"
 
 
-def write_between_markers(readme: Path) -> None:
-    text = readme.read_text()
+def write_between_markers(page: Path) -> None:
+    text = page.read_text()
     if START not in text or END not in text:
-        raise SystemExit(f"{readme} has no {START} … {END} markers")
+        raise SystemExit(f"{page} has no {START} … {END} markers")
     before, rest = text.split(START, 1)
-    readme.write_text(f"{before}{START}\n{settings_markdown()}{END}{rest.split(END, 1)[1]}")
+    page.write_text(f"{before}{START}\n{settings_markdown()}{END}{rest.split(END, 1)[1]}")
 
 
 if __name__ == "__main__":
