@@ -10,6 +10,7 @@ import re
 import stat
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from reviewbot.app.setup.pages import SetupPages
 from reviewbot.cli.github_app import setup_command, setup_for_serve
 from reviewbot.cli.main import main
 from reviewbot.errors import ConfigError
+from reviewbot.observe.pages import STYLESHEET
 from reviewbot.settings import Settings
 from reviewbot.webhooks.server import create_app
 from tests.conftest_fakes import APP_ID
@@ -69,6 +71,7 @@ def test_the_setup_page_posts_the_manifest_to_github(site: httpx.Client, pages: 
     assert page.status_code == 200
     assert "form-action 'self' https://github.com" in page.headers["content-security-policy"]
     assert page.headers["x-frame-options"] == "DENY" and page.headers["referrer-policy"] == "no-referrer"
+    assert f'<link rel="stylesheet" href="{STYLESHEET}">' in page.text and "<script" not in page.text
     action, state, manifest = form_of(page)
     assert action == f"https://github.com/settings/apps/new?state={state}" and len(state) >= 32
     assert manifest["hook_attributes"]["url"] == f"{PUBLIC}/webhooks/github" and manifest["url"] == PUBLIC
@@ -140,6 +143,7 @@ def test_reviewbot_setup_serves_the_page_itself_until_github_calls_back(
     link = re.search(r"http://127\.0\.0\.1:\S+", out.getvalue())[0]  # type: ignore[index]
     with httpx.Client(timeout=10) as client:
         _, state, manifest = form_of(client.get(link))
+        assert client.get(urllib.parse.urljoin(link, STYLESHEET)).headers["content-type"].startswith("text/css")
         assert manifest["name"] == "my-reviewbot" and manifest["hook_attributes"]["url"] == f"{PUBLIC}/webhooks/github"
         assert client.get(manifest["redirect_url"], params={"code": "code-2", "state": state}).status_code == 200
     thread.join(timeout=10)

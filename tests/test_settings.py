@@ -11,7 +11,8 @@ from reviewbot.errors import ConfigError
 from reviewbot.settings import Settings, settings_markdown, settings_table
 
 # Found by walking up, so the test keeps working wherever the tests directory is reorganised.
-CONFIGURATION = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file()) / "docs" / "configuration.md"
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
+CONFIGURATION = ROOT / "docs" / "configuration.md"
 
 
 def test_defaults_point_at_cloudflare_and_github() -> None:

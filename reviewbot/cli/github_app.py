@@ -86,6 +86,8 @@ async def _serve_setup(pages: SetupPages, port: int, query: dict[str, str], out:
     import uvicorn
     from starlette.applications import Starlette
 
+    from reviewbot.observe.pages import stylesheet_route
+
     done = asyncio.Event()
     pages.on_done = lambda _app: done.set()
     listener = socket.socket()
@@ -96,8 +98,8 @@ async def _serve_setup(pages: SetupPages, port: int, query: dict[str, str], out:
         raise ConfigError(f"cannot listen on 127.0.0.1:{port} for GitHub's redirect ({exc.strerror}); "
                           "try another --port") from None
     bound = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(Starlette(routes=pages.routes()), log_level="warning", lifespan="off",
-                                           access_log=False))
+    app = Starlette(routes=[*pages.routes(), stylesheet_route()])  # serve has it with the dashboard
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
     serving = asyncio.create_task(server.serve(sockets=[listener]))
     extra = urllib.parse.urlencode({k: v for k, v in query.items() if v})
     link = pages.address(f"http://127.0.0.1:{bound}") + (f"&{extra}" if extra else "")

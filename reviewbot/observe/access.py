@@ -1,4 +1,4 @@
-"""Who may see the dashboard and metrics: a bearer token or a login cookie derived from it, and headers."""
+"""Who may see the dashboard and metrics (a token, or a login cookie derived from it), and every page's headers."""
 
 from __future__ import annotations
 
@@ -10,13 +10,19 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 COOKIE = "reviewbot_dashboard"
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
+
+
+def security_headers(*form_targets: str) -> dict[str, str]:
+    """No script, framing or referrer anywhere; forms post to this server and to `form_targets` only (the setup
+    page posts its manifest to GitHub)."""
+    forms = " ".join(("'self'", *form_targets))
+    return {
+        "Content-Security-Policy": f"default-src 'self'; base-uri 'none'; form-action {forms}; frame-ancestors 'none'",
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    }
 
 
 def is_loopback(host: str) -> bool:
@@ -55,6 +61,6 @@ def sign_in(response: Response, request: Request, token: str) -> None:
                         samesite="strict", secure=request.url.scheme == "https")
 
 
-def secured(response: Response) -> Response:
-    response.headers.update(SECURITY_HEADERS)
+def secured(response: Response, *form_targets: str) -> Response:
+    response.headers.update(security_headers(*form_targets))
     return response

@@ -6,10 +6,9 @@ import time
 import urllib.parse
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib.resources import files
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment
 from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -20,6 +19,7 @@ from reviewbot.observe.charts import cache_chart, cost_chart
 from reviewbot.observe.exposition import QueueDepth, queue_depth
 from reviewbot.observe.ledger import FAILED, Day, Entry, Ledger
 from reviewbot.observe.logs import REDACTOR, Redactor
+from reviewbot.observe.pages import page_templates, stylesheet_route
 from reviewbot.settings import Settings
 
 DAYS = 30
@@ -62,7 +62,7 @@ def web_url(api_url: str) -> str:
 
 
 def templates(settings: Settings) -> Environment:
-    env = Environment(loader=PackageLoader("reviewbot.observe", "templates"), autoescape=select_autoescape(["html"]))
+    env = page_templates()
     base = web_url(settings.github_api_url)
     env.globals["pr_url"] = lambda repo, pr: f"{base}/{urllib.parse.quote(repo, safe='/')}/pull/{int(pr)}"
     # Reasons come from exceptions: mask every configured secret and issued token, as the logs do.
@@ -75,7 +75,6 @@ def dashboard_routes(settings: Settings, exposed: bool) -> list[BaseRoute]:
     env = templates(settings)
     token = settings.dashboard_token
     disabled = exposed and token is None
-    stylesheet = (files("reviewbot.observe") / "static" / "dashboard.css").read_bytes()
 
     def page(name: str, status: int = 200, **values: Any) -> Response:
         return secured(HTMLResponse(env.get_template(name).render(**values), status_code=status))
@@ -119,11 +118,8 @@ def dashboard_routes(settings: Settings, exposed: bool) -> list[BaseRoute]:
         response.delete_cookie(COOKIE, path="/dashboard")
         return secured(response)
 
-    async def css(request: Request) -> Response:
-        return secured(Response(stylesheet, media_type="text/css"))
-
     return [Route("/dashboard", dashboard), Route("/dashboard/login", login, methods=["GET", "POST"]),
-            Route("/dashboard/logout", logout, methods=["POST"]), Route("/dashboard/static/dashboard.css", css)]
+            Route("/dashboard/logout", logout, methods=["POST"]), stylesheet_route()]
 
 
 async def _small_body(request: Request) -> bytes:

@@ -2,7 +2,7 @@
 
 Only someone holding the key printed at startup sees the form; the `state` it carries is random, kept here,
 single use and short-lived, so a forged callback cannot plant another App's credentials. No secret is ever
-rendered, and the pages forbid framing, referrers and scripts.
+rendered, and the pages forbid framing, referrers and scripts as the dashboard does, whose look they share.
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from reviewbot.app.app_api import CreatedApp, convert_manifest
 from reviewbot.app.setup import html
 from reviewbot.app.setup.manifest import build_manifest, creation_url, find_manifest, save_app, webhook_url
 from reviewbot.errors import ConfigError, ReviewbotError
+from reviewbot.observe.access import secured
 from reviewbot.settings import Settings
 
 STATE_TTL_S = 3600.0  # GitHub's code lives an hour too
@@ -63,9 +64,10 @@ class SetupPages:
     def routes(self) -> list[Route]:
         return [Route("/setup", self.page), Route("/setup/callback", self.callback)]
 
-    async def page(self, request: Request) -> HTMLResponse:
+    async def page(self, request: Request) -> Response:
         if not secrets.compare_digest(request.query_params.get("key", ""), self.key):
-            return self._reply(403, html.message("Use the setup link reviewbot printed when it started."))
+            return self._reply(403, html.message(
+                "Use the setup link reviewbot printed when it started.", "Setup link needed"))
         if self.created is not None:
             return self._reply(409, html.created(self.created, self.env_path, done_before=True))
         org = request.query_params.get("org", "").strip() or None
@@ -77,26 +79,28 @@ class SetupPages:
                                       redirect_url=f"{base}/setup/callback", name=name)
             action = creation_url(self.settings.github_url, self.states.issue(), org)
         except ConfigError as exc:
-            return self._reply(400, html.message(str(exc)))
+            return self._reply(400, html.message(str(exc), "Setup cannot start"))
         return self._reply(200, html.form(
             key=self.key, org=org or "", name=str(manifest.get("name") or ""), action=action,
             manifest=json.dumps(manifest), hook=webhook_url(public), public_url_set=bool(self.settings.public_url)))
 
-    async def callback(self, request: Request) -> HTMLResponse:
+    async def callback(self, request: Request) -> Response:
         if self.created is not None:
-            return self._reply(409, html.message("The GitHub App is already created: restart reviewbot."))
+            return self._reply(409, html.message(
+                "The GitHub App is already created: restart reviewbot.", "Already set up"))
         code, state = request.query_params.get("code", ""), request.query_params.get("state", "")
         if not state or not self.states.take(state):
             return self._reply(400, html.message(
-                "This setup link has expired or was already used. Start again from the link reviewbot printed."))
+                "This setup link has expired or was already used. Start again from the link reviewbot printed.",
+                "Setup link expired"))
         if not code:
-            return self._reply(400, html.message("GitHub sent no code back. Start again."))
+            return self._reply(400, html.message("GitHub sent no code back. Start again.", "No code from GitHub"))
         try:
             app = await convert_manifest(self.settings.github_api_url, code)
             save_app(app, self.env_path, self.settings.data_dir)
         except (ReviewbotError, OSError) as exc:
             return self._reply(502, html.message(f"The App could not be saved: {exc}. Codes work once, for an "
-                                                 "hour: start again."))
+                                                 "hour: start again.", "App not saved"))
         self.created = app
         if self.on_done is not None:
             self.on_done(app)
@@ -110,12 +114,6 @@ class SetupPages:
             return public
         return base
 
-    def _reply(self, status: int, body: str) -> HTMLResponse:
-        return HTMLResponse(body, status_code=status, headers={
-            "Content-Security-Policy": (f"default-src 'self'; form-action 'self' {self.settings.github_url}; "
-                                        "frame-ancestors 'none'; base-uri 'none'"),
-            "X-Frame-Options": "DENY",
-            "Referrer-Policy": "no-referrer",
-            "X-Content-Type-Options": "nosniff",
-            "Cache-Control": "no-store",
-        })
+    def _reply(self, status: int, body: str) -> Response:
+        # The dashboard's headers, with GitHub allowed as a form target: the manifest is posted there.
+        return secured(HTMLResponse(body, status_code=status), self.settings.github_url)
