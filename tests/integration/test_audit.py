@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.conftest import MODEL_TOKEN
 from tests.fakes.model import FakeModel, answering, findings_json
-from tests.test_cli_review import git, run_cli
+from tests.integration.test_cli_review import git, run_cli
 
 DB = ("import sqlite3\n\n\ndef find(conn, name):\n"
       "    return conn.execute(f\"SELECT * FROM users WHERE name = '{name}'\")\n")

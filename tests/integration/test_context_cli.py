@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.model import FakeModel, findings_json
-from tests.test_cli_review import git, model_env, new_repo, run_cli
+from tests.integration.test_cli_review import git, model_env, new_repo, run_cli
 
 PRICING = "def price(item):\n    return item.cents\n"
 CHECKOUT = "from shop.pricing import price\n\n\ndef charge(cart):\n    return sum(price(i) for i in cart)\n"

@@ -15,8 +15,8 @@ from tests.fakes.github import FakeGitHub
 from tests.fakes.github_repos import symlink
 from tests.fakes.model import FakeModel, findings_json
 from tests.helpers import BASE_CALC, BUG_LINE, HEAD_CALC, bug_finding, deliver, payload
+from tests.integration.test_faults import completed_runs, secrets_of
 from tests.processes import leaked, wait_for, web, worker
-from tests.test_faults import completed_runs, secrets_of
 
 AWS = "AKIAIOSFODNN7EXAMPLE"  # the example key id in AWS's documentation
 GHP = "ghp_" + "x9Yz8Wv7Ut6Sr5Qp4On3" * 2

@@ -17,8 +17,8 @@ from redis.asyncio import Redis
 from reviewbot.observe.ledger import Entry, Ledger
 from tests.fakes.model import FakeModel, findings_json
 from tests.helpers import bug_finding
+from tests.integration.test_cli_review import model_env, repo  # noqa: F401  (the `repo` fixture)
 from tests.observe_helpers import ledger_entries, run_in_terminal
-from tests.test_cli_review import model_env, repo  # noqa: F401  (the `repo` fixture)
 
 REPOS = ("acme/widgets", "acme/gadgets", "umbrella/api")
 OUTCOMES = ("reviewed", "reviewed", "failed", "superseded", "reviewed", "skipped")

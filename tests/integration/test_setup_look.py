@@ -16,8 +16,8 @@ from reviewbot.webhooks.server import create_app
 from tests.browser import find_chromium, inspect, screenshot
 from tests.fakes.github import FakeGitHub
 from tests.fakes.server import ServedApp
-from tests.test_app_setup import APP_KEYS, form_of
-from tests.test_dashboard import TOKEN
+from tests.integration.test_app_setup import APP_KEYS, form_of
+from tests.integration.test_dashboard import TOKEN
 
 # What a page looks like to the browser once its styles apply; `input` only where the page has a text field.
 LOOK = """({

@@ -9,7 +9,7 @@ from reviewbot.review.diff.parse import parse_diff
 from reviewbot.review.findings.anchoring import anchor
 from reviewbot.review.findings.schema import Finding, OutputInvalid, parse_review_output
 
-DIFF = parse_diff((Path(__file__).parent / "fixtures" / "diffs" / "mixed.diff").read_text())
+DIFF = parse_diff((Path(__file__).parents[2] / "fixtures" / "diffs" / "mixed.diff").read_text())
 
 
 def finding(**overrides: object) -> dict[str, object]:

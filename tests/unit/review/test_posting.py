@@ -17,7 +17,7 @@ from reviewbot.review.publish.markdown import Links, ReviewReport
 from reviewbot.review.publish.posting import Existing, plan, without_inline
 from reviewbot.review.publish.suggestions import applies
 
-DIFF = parse_diff((Path(__file__).parent / "fixtures" / "diffs" / "mixed.diff").read_text())
+DIFF = parse_diff((Path(__file__).parents[2] / "fixtures" / "diffs" / "mixed.diff").read_text())
 HEAD_CALC = ["def total(items):", "    result = 0", "    for i in items:", "        result += i.price * i.qty",
              "    return result", "", "", "def average(items):", "    return total(items) / len(items)"]
 

@@ -25,7 +25,7 @@ from tests.helpers import (
     payload,
     run_worker_until_idle,
 )
-from tests.test_webhooks import queued
+from tests.integration.test_webhooks import queued
 
 
 async def drain(settings: Settings, redis_url: str) -> None:

@@ -12,9 +12,9 @@ import pytest
 
 from tests.conftest import MODEL_TOKEN
 from tests.fakes.model import FakeModel, answering, findings_json
-from tests.test_cli_review import run_cli
+from tests.integration.test_cli_review import run_cli
 
-SHIPPED = Path(__file__).resolve().parent.parent / "eval"
+SHIPPED = Path(__file__).resolve().parents[2] / "eval"
 BASE = "".join(f"line_{n} = {n}\n" for n in range(1, 31))
 
 

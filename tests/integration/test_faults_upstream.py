@@ -18,8 +18,8 @@ from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, findings_json
 from tests.helpers import bug_finding, deliver, open_pull, payload, run_worker_until_idle
+from tests.integration.test_faults import completed_runs, secrets_of
 from tests.processes import leaked, wait_for, worker
-from tests.test_faults import completed_runs, secrets_of
 
 SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
              "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}

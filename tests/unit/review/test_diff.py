@@ -7,7 +7,7 @@ import pytest
 from reviewbot.errors import DiffError
 from reviewbot.review.diff.parse import parse_diff, render_numbered
 
-MIXED = (Path(__file__).parent / "fixtures" / "diffs" / "mixed.diff").read_text()
+MIXED = (Path(__file__).parents[2] / "fixtures" / "diffs" / "mixed.diff").read_text()
 
 
 def test_statuses_paths_and_binary_files() -> None:

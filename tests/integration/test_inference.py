@@ -20,7 +20,7 @@ from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, findings_json
 from tests.helpers import bug_finding, deliver, open_pull, payload, run_worker_until_idle
-from tests.test_cli_review import model_env, repo, run_cli  # noqa: F401  (the `repo` fixture)
+from tests.integration.test_cli_review import model_env, repo, run_cli  # noqa: F401  (the `repo` fixture)
 
 CAPACITY = {"result": None, "success": False, "errors": [{"code": 3040, "message": "Capacity temporarily exceeded"}]}
 
