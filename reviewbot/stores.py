@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Protocol
 
+from reviewbot.files import private_dir
 from reviewbot.review.prompt.calibration import Calibration
 from reviewbot.review.prompt.layout import Layout
 
@@ -98,7 +99,7 @@ def _read(path: Path) -> Any:
 
 def _write(path: Path, data: Any) -> None:
     """Write through a temporary file and rename, so a crash never leaves half a JSON document."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     with os.fdopen(fd, "w") as out:
         json.dump(data, out, separators=(",", ":"))

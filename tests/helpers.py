@@ -55,7 +55,10 @@ def payload(name: str, pull: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def comment(github: FakeGitHub, pull: dict[str, Any], body: str, *, login: str = "maintainer-mo",
             association: str = "MEMBER", user_type: str = "User") -> dict[str, Any]:
-    """An issue_comment.created delivery for a comment that now exists on the fake PR."""
+    """An issue_comment.created delivery for a comment that now exists on the fake PR; unless the test set the
+    author's permission, it is the one the association usually means (a MEMBER may still be set to read)."""
+    github.permissions.setdefault(login, {"OWNER": "admin", "MEMBER": "write", "COLLABORATOR": "write"}.get(
+        association, "read"))
     stored = github.add_issue_comment(REPO, pull["number"], body, author=login)
     data = payload("issue_comment.created", pull)
     data["comment"] |= {"id": stored["id"], "body": body, "author_association": association,

@@ -8,10 +8,12 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pathspec import GitIgnoreSpec
-
+from reviewbot.inference.pathglob import GlobError, compile_glob, glob_matches
 from reviewbot.review.prompt.tooldefs import (
+    MAX_LINE_NUMBER,
     MAX_MATCHES,
+    MAX_PATH,
+    MAX_PATTERN,
     MAX_READ_LINES,
     TOOL_DEFINITIONS_JSON,
     tool_definitions,
@@ -22,7 +24,6 @@ MAX_ANSWER_CHARS = 30_000
 MAX_LISTED = 500
 MAX_FILE_BYTES = 1_000_000
 MAX_SCANNED_BYTES = 64_000_000
-MAX_PATTERN = 200
 
 class ToolError(Exception):
     """A request the tools refuse; its message goes back to the model as the tool's answer."""
@@ -54,7 +55,9 @@ class RepoTools:
                 return self.read_file(_text(args, "path"), _line(args, "start_line"), _line(args, "end_line"))
             if name == "search_code":
                 glob = args.get("path_glob")
-                return self.search_code(_text(args, "pattern"), glob if isinstance(glob, str) else None)
+                if glob is not None and not isinstance(glob, str):
+                    raise ToolError("`path_glob` must be a string")
+                return self.search_code(_text(args, "pattern"), glob or None)
             if name == "list_files":
                 return self.list_files(_text(args, "directory", allow_empty=True))
             raise ToolError(f"unknown tool {name!r}")
@@ -106,12 +109,15 @@ class RepoTools:
     def search_code(self, pattern: str, path_glob: str | None = None) -> str:
         if not pattern or len(pattern) > MAX_PATTERN or "\n" in pattern:
             raise ToolError(f"pattern must be one line of 1 to {MAX_PATTERN} characters")
-        spec = GitIgnoreSpec.from_lines([path_glob]) if path_glob else None
+        try:
+            spec = compile_glob(path_glob) if path_glob else None
+        except GlobError as exc:
+            raise ToolError(str(exc)) from None
         needle = pattern.encode()
         matches: list[str] = []
         scanned = 0
         for rel, full in self._files():
-            if spec is not None and not spec.match_file(rel):
+            if spec is not None and not glob_matches(spec, rel):
                 continue
             size = full.stat().st_size
             if size > MAX_FILE_BYTES or scanned > MAX_SCANNED_BYTES:
@@ -151,6 +157,8 @@ def _text(args: dict[str, Any], key: str, *, allow_empty: bool = False) -> str:
     value = args.get(key, "" if allow_empty else None)
     if not isinstance(value, str) or (not value and not allow_empty):
         raise ToolError(f"`{key}` must be a non-empty string")
+    if len(value) > MAX_PATH:  # the pattern has its own, smaller cap
+        raise ToolError(f"`{key}` may be at most {MAX_PATH} characters")
     return value
 
 
@@ -158,8 +166,8 @@ def _line(args: dict[str, Any], key: str) -> int | None:
     value = args.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ToolError(f"`{key}` must be a positive integer")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LINE_NUMBER:
+        raise ToolError(f"`{key}` must be an integer from 1 to {MAX_LINE_NUMBER:,}")
     return value
 
 

@@ -31,7 +31,9 @@ REFUSED = {400: "malformed", 401: "bad_signature", 413: "too_large", 415: "not_j
 
 
 def observe_routes(settings: Settings, listen_host: str) -> list[BaseRoute]:
-    """`/readyz`, `/metrics` and the dashboard; `listen_host` decides whether the dashboard needs a token."""
+    """`/readyz`, `/metrics` and the dashboard; `listen_host` decides whether the dashboard and the metrics need a
+    token: off loopback without REVIEWBOT_DASHBOARD_TOKEN both are refused (metrics name installations and costs)."""
+    exposed = not is_loopback(listen_host)
 
     async def readyz(request: Request) -> Response:
         missing = settings.missing_for_github() + settings.missing_for_model()
@@ -49,12 +51,15 @@ def observe_routes(settings: Settings, listen_host: str) -> list[BaseRoute]:
 
     async def metrics(request: Request) -> Response:
         # With a dashboard token set, Prometheus sends it too (scrape config `authorization: credentials`).
+        if exposed and settings.dashboard_token is None:
+            return PlainTextResponse("reviewbot listens on an address other machines can reach: set "
+                                     "REVIEWBOT_DASHBOARD_TOKEN and send it as a Bearer header\n", status_code=403)
         if not authorized(request, settings.dashboard_token):
             return PlainTextResponse("send the dashboard token as a Bearer header\n", status_code=401)
         return Response(await render(request.app.state.pool), media_type=CONTENT_TYPE)
 
     return [Route("/readyz", readyz), Route("/metrics", metrics),
-            *dashboard_routes(settings, exposed=not is_loopback(listen_host))]
+            *dashboard_routes(settings, exposed=exposed)]
 
 
 def observed_webhook(endpoint: Endpoint) -> Endpoint:

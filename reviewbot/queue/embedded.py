@@ -12,9 +12,11 @@ import time
 from pathlib import Path
 
 from reviewbot.errors import ConfigError
+from reviewbot.files import UMASK, private_dir, tighten
 
 log = logging.getLogger(__name__)
 MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to about 104 bytes
+REDIS_FILES = ("appendonlydir", "appendonly.aof", "dump.rdb", "redis.log")
 
 
 def redis_server_binary() -> str:
@@ -55,8 +57,9 @@ class EmbeddedRedis:
                 "--unixsocketperm", "700", "--dir", str(self.data_dir), "--appendonly", "yes",
                 "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
                 "--logfile", str(self.data_dir / "redis.log")]
+        # umask 077: the append-only file holds cached installation tokens; only this user may read it.
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,  # noqa: S603
-                                        stderr=subprocess.DEVNULL)
+                                        stderr=subprocess.DEVNULL, umask=UMASK)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if _answers(self.socket_path):
@@ -79,7 +82,9 @@ class EmbeddedRedis:
 
     def _check_data_dir(self) -> None:
         try:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            private_dir(self.data_dir)
+            for name in REDIS_FILES:  # written 0644 by versions before modes were enforced
+                tighten(self.data_dir / name)
             probe = self.data_dir / ".write-test"
             probe.write_bytes(b"ok")
             probe.unlink()

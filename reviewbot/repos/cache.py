@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from reviewbot.files import private_dir
 from reviewbot.repos.dirsnapshot import DirSnapshot
 from reviewbot.repos.safetar import Extracted, Limits, extract
 
@@ -84,18 +85,19 @@ class RepoCache:
         return tree
 
     def _incoming(self) -> Path:
-        path = self.root / ".incoming" / uuid.uuid4().hex
-        path.mkdir(parents=True)
+        private_dir(self.root)
+        path = private_dir(self.root / ".incoming") / uuid.uuid4().hex
+        path.mkdir(mode=0o700)  # private source code: this user only
         return path
 
     def _install(self, repo: str, sha: str, incoming: Path, archive: Path) -> Path:
         stats: Extracted = extract(archive, incoming / "tree", self.limits)
         archive.unlink()
-        (incoming / "meta.json").write_text(json.dumps({"repo": repo, "sha": sha, "files": stats.files,
+        _write_private(incoming / "meta.json", json.dumps({"repo": repo, "sha": sha, "files": stats.files,
                                                         "bytes": stats.bytes, "truncated": stats.truncated,
                                                         "skipped": stats.skipped}))
         entry = self.entry(repo, sha)
-        entry.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(entry.parent)
         if entry.exists() and not (entry / MARKER).exists():
             shutil.rmtree(entry, ignore_errors=True)  # left by an extraction that crashed half way
         try:
@@ -132,5 +134,11 @@ class RepoCache:
 def _touch(marker: Path) -> None:
     """Stamp with the precise clock: file systems stamp with a coarse one, which ties quick successive uses."""
     now = time.time_ns()
-    marker.touch()
+    marker.touch(mode=0o600)
     os.utime(marker, ns=(now, now))
+
+
+def _write_private(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)

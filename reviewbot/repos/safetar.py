@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import lzma
 import os
 import shutil
 import tarfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from reviewbot.errors import PermanentError
+from reviewbot.repos.bounded import ArchiveBomb, BoundedReader
 
 
 @dataclass(frozen=True)
@@ -16,6 +19,10 @@ class Limits:
     max_file_bytes: int = 5_000_000  # bigger files are data or build output: left out of the tree
     max_total_bytes: int = 1_000_000_000
     max_members: int = 300_000
+    # Counted on the decompressed stream, skipped members included: a bomb stops in about a second.
+    max_stream_bytes: int = 2_000_000_000
+    max_ratio: float = 200.0  # source code inflates 3-10 fold, a tarball of zeros 1000-fold
+    ratio_floor: int = 50_000_000  # below this, any ratio is allowed (small, repetitive repositories)
 
 
 @dataclass
@@ -47,11 +54,13 @@ def extract(archive: Path, dest: Path, limits: Limits = Limits(), *, strip_top: 
     Links (symbolic and hard), devices and FIFOs are never created, so nothing in the tree can point outside it;
     members with absolute paths or `..` are refused; oversized files are skipped; the totals are capped.
     """
-    dest.mkdir(parents=True, exist_ok=False)
+    dest.mkdir(parents=True, exist_ok=False, mode=0o700)  # private source code: this user only
     root = dest.resolve()
     stats = Extracted()
     try:
-        with tarfile.open(archive, mode="r|*") as tar:
+        with archive.open("rb") as raw, tarfile.open(fileobj=BoundedReader(  # type: ignore[call-overload]
+                raw, max_output=limits.max_stream_bytes, max_ratio=limits.max_ratio,
+                ratio_floor=limits.ratio_floor), mode="r|") as tar:
             for member in tar:
                 if stats.files + sum(stats.skipped.values()) >= limits.max_members:
                     stats.truncated = True
@@ -79,7 +88,10 @@ def extract(archive: Path, dest: Path, limits: Limits = Limits(), *, strip_top: 
                     stats.bytes += member.size
                 else:
                     stats.skip("path conflict")
-    except (tarfile.TarError, EOFError, OSError) as exc:
+    except ArchiveBomb:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    except (tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
         shutil.rmtree(dest, ignore_errors=True)
         raise PermanentError(f"the repository archive could not be read: {exc}") from None
     return stats
@@ -90,9 +102,9 @@ def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, parts: tup
     if os.path.commonpath([root, target]) != str(root):
         return False
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        _make_dirs(root, target.parent)
         # O_EXCL | O_NOFOLLOW: never write through anything already there (duplicates, a file named like a dir).
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except (FileExistsError, NotADirectoryError, IsADirectoryError):
         return False
     source = tar.extractfile(member)
@@ -100,3 +112,13 @@ def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, parts: tup
         if source is not None:
             shutil.copyfileobj(source, out, 1 << 20)
     return True
+
+
+def _make_dirs(root: Path, directory: Path) -> None:
+    """Every missing directory between `root` and `directory`, 0700 (mkdir's `parents` ignores the mode)."""
+    missing = []
+    while directory != root and not directory.is_dir():
+        missing.append(directory)
+        directory = directory.parent
+    for path in reversed(missing):
+        path.mkdir(mode=0o700)

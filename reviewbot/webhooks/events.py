@@ -11,7 +11,9 @@ from reviewbot.queue.request import ReviewRequest
 
 T = TypeVar("T")
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
-TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+# Only the repository's owner is trusted on sight: an organisation MEMBER or a COLLABORATOR may hold read access
+# only, so the worker asks the permission API before any of their commands can spend money.
+TRUSTED_ASSOCIATIONS = frozenset({"OWNER"})
 RERUN_ACTION = "rereview"
 
 

@@ -119,6 +119,21 @@ async def test_outsiders_get_one_polite_reply_and_no_review(
     assert "write access" in reply and "@drive-by" not in reply
 
 
+async def test_a_read_only_member_or_collaborator_is_asked_about_and_costs_nothing(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    # The association says nothing about access: an organisation member may hold read access only.
+    fake_github.permissions |= {"reader-member": "read", "triage-collab": "triage"}
+    pull = open_pull(fake_github)
+    for login, association in (("reader-member", "MEMBER"), ("triage-collab", "COLLABORATOR")):
+        body = comment(fake_github, pull, "@reviewbot-test full review", login=login, association=association)
+        assert deliver(web, "issue_comment", body).json()["status"] == "queued"  # the worker decides
+    await drain(settings, redis_url)
+    assert reviews(fake_github) == [] and fake_model.requests == [] and fake_github.check_runs == {}
+    [reply] = replies(fake_github)
+    assert "write access" in reply
+
+
 async def test_write_permission_checked_through_the_api_is_enough(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub) -> None:
     fake_github.permissions["outside-collab"] = "write"

@@ -90,6 +90,20 @@ def test_metrics_need_the_dashboard_token_when_one_is_set(env: dict[str, str]) -
         assert value(scrape(client, authorization=f"Bearer {token}"), "reviewbot_redis_up") == 1
 
 
+def test_metrics_are_refused_off_loopback_without_a_token(env: dict[str, str]) -> None:
+    settings = Settings.from_mapping(env)
+    assert settings.dashboard_token is None
+    # Listening on every interface: the scrape could come from anywhere, so installation ids and costs stay shut.
+    with ServedApp(create_app(settings, env["REDIS_URL"], listen_host="0.0.0.0"), lifespan="on") as served, \
+            httpx.Client(base_url=served.url, timeout=10) as client:
+        refused = client.get("/metrics")
+        assert refused.status_code == 403 and "REVIEWBOT_DASHBOARD_TOKEN" in refused.text
+        assert "reviewbot_" not in refused.text
+    with ServedApp(create_app(settings, env["REDIS_URL"], listen_host="127.0.0.1"), lifespan="on") as served, \
+            httpx.Client(base_url=served.url, timeout=10) as client:
+        assert value(scrape(client), "reviewbot_redis_up") == 1  # loopback without a token: open, as before
+
+
 def test_with_redis_down_metrics_say_so_and_readiness_fails_but_liveness_holds(settings: Settings) -> None:
     server = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="rb-down-", dir="/tmp")))
     url = server.start()

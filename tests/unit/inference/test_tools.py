@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
 
+from reviewbot.inference.pathglob import compile_glob, glob_matches
 from reviewbot.inference.tools import MAX_ANSWER_CHARS, TOOL_DEFINITIONS_JSON, RepoTools, tool_definitions
 from reviewbot.review.context.options import ContextOptions
 from tests.context_helpers import plan_for
@@ -88,3 +90,39 @@ def test_tool_definitions_are_the_same_bytes_every_time() -> None:
     system_on, system_off = on.prompt.sections[0], off.prompt.sections[0]
     assert "read_file, search_code and list_files" in system_on.text and "read_file" not in system_off.text
     assert system_on.tokens - system_off.tokens >= len(TOOL_DEFINITIONS_JSON) / 4
+
+
+def test_every_argument_is_capped_and_a_hostile_glob_answers_at_once(tree: Path) -> None:
+    deep = tree / ("a" * 200) / ("b" * 200)
+    deep.mkdir(parents=True)
+    for i in range(200):
+        (deep / f"{'c' * 100}{i}.py").write_text("needle\n")
+    tools = RepoTools(tree)
+    started = time.monotonic()
+    # Stars between literals made pathspec's regular expression backtrack: seconds per file for 43 characters.
+    answer = tools.run("search_code", {"pattern": "needle", "path_glob": "*a*a*a*a*a*a*a*ab"})
+    assert answer == "no lines contain 'needle'"
+    assert time.monotonic() - started < 1.0
+    assert tools.run("search_code", {"pattern": "needle", "path_glob": "a" * 121}).startswith(
+        "error: path_glob must be one line of at most 120 characters")
+    assert tools.run("search_code", {"pattern": "needle", "path_glob": "*/" * 9}).startswith(
+        "error: path_glob may use at most 8")
+    assert tools.run("search_code", {"pattern": "needle", "path_glob": ["*.py"]}) == (
+        "error: `path_glob` must be a string")
+    assert tools.run("search_code", {"pattern": "x" * 201}).startswith("error: pattern must be one line")
+    assert tools.run("read_file", {"path": "a/" * 600}).startswith("error: `path` may be at most 1000")
+    assert tools.run("list_files", {"directory": "a/" * 600}).startswith("error: `directory` may be at most")
+    assert tools.run("read_file", {"path": "app/calc.py", "end_line": 10**12}).startswith(
+        "error: `end_line` must be an integer from 1 to 10,000,000")
+    for definition in tool_definitions():  # the model is told the same limits
+        for name, schema in definition["function"]["parameters"]["properties"].items():
+            assert "maxLength" in schema or "maximum" in schema, name
+
+
+@pytest.mark.parametrize(("glob", "path", "matches"), [
+    ("app/*.py", "app/calc.py", True), ("app/*.py", "lib/app/calc.py", False), ("*.py", "x/y/z.py", True),
+    ("src/**/*.py", "src/a/b/c.py", True), ("src/**/*.py", "src/c.py", True), ("/app/*.py", "app/x.py", True),
+    ("docs/", "docs/a/b.md", True), ("test_*", "pkg/test_x/y.py", True), ("*.md", "app/calc.py", False),
+])
+def test_path_globs_keep_gitignore_meaning(glob: str, path: str, matches: bool) -> None:
+    assert glob_matches(compile_glob(glob), path) is matches

@@ -1,0 +1,30 @@
+"""Private files: the data directory and what is under it are the service user's alone (0700 / 0600)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DIR_MODE = 0o700  # cached installation tokens (Redis's append-only file) and private source code live here
+FILE_MODE = 0o600
+UMASK = 0o077  # for child processes (the embedded Redis) that create files of their own
+
+
+def private_dir(path: Path) -> Path:
+    """Make `path` (and missing parents) and tighten it to 0700, also when an older version left it 0755."""
+    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    if path.stat().st_mode & 0o777 != DIR_MODE:
+        os.chmod(path, DIR_MODE)
+    return path
+
+
+def tighten(path: Path) -> None:
+    """0600 files and 0700 directories from `path` down (files written before modes were enforced)."""
+    if not path.exists() or path.is_symlink():
+        return
+    if path.is_dir():
+        os.chmod(path, DIR_MODE)
+        for child in path.iterdir():
+            tighten(child)
+    else:
+        os.chmod(path, FILE_MODE)
