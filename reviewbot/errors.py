@@ -70,3 +70,7 @@ class ModelOutputError(ModelPermanent):
 
 class DiffError(PermanentError):
     """A diff that could not be parsed."""
+
+
+class OverBudget(PermanentError):
+    """A request was not sent: the review's token budget or a daily budget cannot cover it."""

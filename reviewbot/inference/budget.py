@@ -1,45 +1,150 @@
-"""Per-installation daily budgets (dollars and/or tokens): spent budgets stop new reviews, visibly."""
+"""Daily budgets per installation and per repository (dollars and tokens), held before money is spent.
+
+A review holds its estimated cost before it starts and grows its hold before each request; every paid request is
+charged as it arrives, whatever the review's outcome, and the hold is released when the review ends. Holds and
+charges are Lua scripts, so concurrent reviews in any number of workers cannot together pass a limit."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from reviewbot.errors import OverBudget
 from reviewbot.model import Usage
 
 MICRO = 1_000_000
+NO_LIMIT = -1
+
+# KEYS: per scope (installation, repository) its spend hash then its holds hash. ARGV: job, now, lease, need in
+# micro-dollars and tokens, then per scope its two limits (-1: none). A job's hold only grows here; fields of the
+# holds hash are "micro_usd tokens expires_at", and expired holds (a crashed worker's) are dropped on the way.
+RESERVE = """
+local job, now, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local need = {tonumber(ARGV[4]), tonumber(ARGV[5])}
+local grown = {}
+for s = 1, #KEYS / 2 do
+  local spend, holds = KEYS[2 * s - 1], KEYS[2 * s]
+  local used = {tonumber(redis.call('HGET', spend, 'micro_usd') or '0'),
+                tonumber(redis.call('HGET', spend, 'tokens') or '0')}
+  local mine = {0, 0}
+  local flat = redis.call('HGETALL', holds)
+  for i = 1, #flat, 2 do
+    local usd, tok, expires = string.match(flat[i + 1], '(%S+) (%S+) (%S+)')
+    if tonumber(expires) < now then
+      redis.call('HDEL', holds, flat[i])
+    elseif flat[i] == job then
+      mine = {tonumber(usd), tonumber(tok)}
+    else
+      used[1], used[2] = used[1] + tonumber(usd), used[2] + tonumber(tok)
+    end
+  end
+  local hold = {math.max(mine[1], need[1]), math.max(mine[2], need[2])}
+  for k = 1, 2 do
+    local limit = tonumber(ARGV[5 + 2 * (s - 1) + k])
+    if limit >= 0 and used[k] + hold[k] > limit then
+      return {s, k, used[k] + mine[k], limit}
+    end
+  end
+  grown[s] = hold
+end
+for s = 1, #KEYS / 2 do
+  redis.call('HSET', KEYS[2 * s], job, grown[s][1] .. ' ' .. grown[s][2] .. ' ' .. (now + lease))
+  redis.call('EXPIRE', KEYS[2 * s], 3 * 86400)
+end
+return {0}
+"""
+
+# KEYS as above; ARGV: job, micro-dollars, tokens. The spend is counted and the job's hold shrinks by as much.
+CHARGE = """
+local job, usd, tok = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+for s = 1, #KEYS / 2 do
+  redis.call('HINCRBY', KEYS[2 * s - 1], 'micro_usd', usd)
+  redis.call('HINCRBY', KEYS[2 * s - 1], 'tokens', tok)
+  redis.call('EXPIRE', KEYS[2 * s - 1], 3 * 86400)
+  local held = redis.call('HGET', KEYS[2 * s], job)
+  if held then
+    local husd, htok, expires = string.match(held, '(%S+) (%S+) (%S+)')
+    redis.call('HSET', KEYS[2 * s], job, math.max(0, tonumber(husd) - usd) .. ' '
+               .. math.max(0, tonumber(htok) - tok) .. ' ' .. expires)
+  end
+end
+return 0
+"""
+
+
+class BudgetSpent(OverBudget):
+    """A daily budget cannot cover what the review (or its next request) would cost; nothing was sent."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    usd: float | None = None
+    tokens: int | None = None
+
+    def argv(self) -> list[int]:
+        return [NO_LIMIT if self.usd is None or math.isinf(self.usd) else round(self.usd * MICRO),
+                NO_LIMIT if self.tokens is None else self.tokens]
+
+
+@dataclass(frozen=True)
+class Spent:
+    usd: float
+    tokens: int
+    held_usd: float
+    held_tokens: int
 
 
 class DailyBudget:
-    """Counters per installation and UTC day in Redis, shared by every worker."""
+    """Counters per installation and per repository and UTC day in Redis, shared by every worker."""
 
-    def __init__(self, redis: Any, max_usd: float | None, max_tokens: int | None) -> None:
+    def __init__(self, redis: Any, installation: Limits, repository: Limits = Limits(), lease_s: float = 3_600) -> None:
         self.redis = redis
-        self.max_usd = max_usd
-        self.max_tokens = max_tokens
+        self.limits = (installation, repository)
+        self.lease_s = lease_s
 
-    def _key(self, installation_id: int) -> str:
-        return f"reviewbot:spend:{installation_id}:{datetime.now(UTC).strftime('%Y-%m-%d')}"
+    @staticmethod
+    def scopes(installation_id: int, repo: str) -> list[str]:
+        day = datetime.now(UTC).strftime("%Y-%m-%d")
+        return [f"reviewbot:spend:{installation_id}:{day}", f"reviewbot:spend:repo:{repo.lower()}:{day}"]
 
-    async def exhausted(self, installation_id: int) -> str | None:
-        """A sentence for the check run when today's budget is spent; None while there is room."""
-        if self.max_usd is None and self.max_tokens is None:
-            return None
-        raw = await self.redis.hgetall(self._key(installation_id))
-        spent_usd = int(raw.get(b"micro_usd", 0)) / MICRO
-        spent_tokens = int(raw.get(b"tokens", 0))
-        if self.max_usd is not None and spent_usd >= self.max_usd:
-            return (f"Today's review budget for this installation (${self.max_usd:.2f}) is spent "
-                    f"(${spent_usd:.2f} used). Reviews resume at 00:00 UTC, or raise REVIEWBOT_DAILY_BUDGET_USD.")
-        if self.max_tokens is not None and spent_tokens >= self.max_tokens:
-            return (f"Today's review budget for this installation ({self.max_tokens:,} tokens) is spent "
-                    f"({spent_tokens:,} used). Reviews resume at 00:00 UTC, or raise REVIEWBOT_DAILY_BUDGET_TOKENS.")
-        return None
+    def _keys(self, installation_id: int, repo: str) -> list[str]:
+        return [k for spend in self.scopes(installation_id, repo) for k in (spend, spend.replace(":spend:", ":held:"))]
 
-    async def record(self, installation_id: int, usage: Usage) -> None:
-        key = self._key(installation_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hincrby(key, "micro_usd", round(usage.cost_usd * MICRO))
-            pipe.hincrby(key, "tokens", usage.prompt_tokens + usage.completion_tokens)
-            pipe.expire(key, 3 * 86_400)
-            await pipe.execute()
+    async def reserve(self, installation_id: int, repo: str, job: str, usd: float, tokens: int) -> None:
+        """Hold (at least) this much for `job`; BudgetSpent, with a sentence for the check run, when it won't fit."""
+        argv = [job, int(datetime.now(UTC).timestamp()), int(self.lease_s), round(usd * MICRO), tokens,
+                *self.limits[0].argv(), *self.limits[1].argv()]
+        answer = await self.redis.eval(RESERVE, 4, *self._keys(installation_id, repo), *argv)
+        if int(answer[0]) != 0:
+            scope, kind, used, limit = (int(x) for x in answer)
+            raise BudgetSpent(_sentence(scope, kind, used, limit, usd, tokens))
+
+    async def charge(self, installation_id: int, repo: str, job: str, usage: Usage) -> None:
+        """Count one paid request, whatever becomes of the review that made it."""
+        await self.redis.eval(CHARGE, 4, *self._keys(installation_id, repo), job, round(usage.cost_usd * MICRO),
+                              usage.prompt_tokens + usage.completion_tokens)
+
+    async def release(self, installation_id: int, repo: str, job: str) -> None:
+        for key in self._keys(installation_id, repo)[1::2]:
+            await self.redis.hdel(key, job)
+
+    async def spent(self, key: str) -> Spent:
+        """Today's spend and current holds of one scope (a key from `scopes`), for `reviewbot doctor`."""
+        raw = await self.redis.hgetall(key)
+        holds = [v.split() for v in (await self.redis.hgetall(key.replace(":spend:", ":held:"))).values()]
+        return Spent(int(raw.get(b"micro_usd", 0)) / MICRO, int(raw.get(b"tokens", 0)),
+                     sum(int(h[0]) for h in holds) / MICRO, sum(int(h[1]) for h in holds))
+
+
+def _sentence(scope: int, kind: int, used: int, limit: int, usd: float, tokens: int) -> str:
+    where = "installation" if scope == 1 else "repository"
+    variable = ("REVIEWBOT_DAILY_BUDGET" if scope == 1 else "REVIEWBOT_REPO_DAILY_BUDGET") + (
+        "_USD" if kind == 1 else "_TOKENS")
+    if kind == 1:
+        amounts = f"${limit / MICRO:.2f}; ${used / MICRO:.2f} spent or held, this review needs ${usd:.2f}"
+    else:
+        amounts = f"{limit:,} tokens; {used:,} spent or held, this review needs {tokens:,}"
+    return (f"Today's review budget for this {where} ({amounts}) would be passed. Reviews resume at 00:00 UTC, "
+            f"or raise {variable}.")

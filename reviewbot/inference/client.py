@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,7 +57,8 @@ class ModelClient:
     max_completion_tokens: int | None = None
     bucket: RequestBucket | None = None
     form_index: int = 0  # which response_format shape the provider accepted; later reviews start there
-    on_request: Callable[[ChatResult], None] | None = None  # told of every paid request (not replays)
+    # Told of every paid request (not replays); an awaitable it returns (a budget charge) is awaited.
+    on_request: Callable[[ChatResult], Awaitable[None] | None] | None = None
     prefer_async: bool = False  # audits: every request goes to the asynchronous queue first (needs a memo)
 
     def body(self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None = None,
@@ -82,7 +84,7 @@ class ModelClient:
         if memo is None:
             return await self._send(body, affinity)
         if (done := await memo.result(key)) is not None:
-            return self._result(done, 0.0, via_async=not done.get(SYNC_MARK), affinity=affinity, replay=True)
+            return self._result(done, 0.0, via_async=not done.get(SYNC_MARK), affinity=affinity)
         if (request_id := await memo.pending(key)) is not None:
             return await self._poll(memo, key, request_id, affinity)
         if self.prefer_async and self.run_url is not None:  # not real-time work: queue it, poll it later
@@ -109,7 +111,7 @@ class ModelClient:
             raise ModelQueued("still waiting in the provider's asynchronous queue", retry_after=self.async_poll_s)
         await memo.save_result(key, completion)
         await memo.clear_pending(key)
-        return self._result(completion, 0.0, via_async=True, affinity=affinity)
+        return await self._paid(self._result(completion, 0.0, via_async=True, affinity=affinity))
 
     async def _send(self, body: dict[str, Any], affinity: str) -> ChatResult:
         if self.reject_if_busy:
@@ -129,8 +131,8 @@ class ModelClient:
                     except ValueError:
                         payload = None
                     if isinstance(payload, dict):
-                        return self._result(payload, time.monotonic() - started, via_async=False,
-                                            affinity=affinity)
+                        return await self._paid(self._result(payload, time.monotonic() - started,
+                                                             via_async=False, affinity=affinity))
                     error = ModelRetryable("model answered 200 with a body that is not JSON")
                 else:
                     error = classify(response)
@@ -161,8 +163,7 @@ class ModelClient:
         assert self.run_url is not None
         return AsyncQueue(self.http, self.run_url, self._headers(affinity))
 
-    def _result(self, payload: dict[str, Any], latency: float, *, via_async: bool, affinity: str,
-                replay: bool = False) -> ChatResult:
+    def _result(self, payload: dict[str, Any], latency: float, *, via_async: bool, affinity: str) -> ChatResult:
         body = payload.get("result", payload) if isinstance(payload.get("result"), dict) else payload
         try:
             choice = body["choices"][0]
@@ -185,6 +186,10 @@ class ModelClient:
                             reasoning=message.get("reasoning_content") or message.get("reasoning"),
                             finish_reason=choice.get("finish_reason"), model=served, usage=usage, latency_s=latency,
                             payload=payload)
-        if self.on_request is not None and not replay:  # a replayed answer was paid for when it arrived
-            self.on_request(result)
+        return result
+
+    async def _paid(self, result: ChatResult) -> ChatResult:
+        """A request that was billed: tell the hook (a replayed answer was paid for when it arrived)."""
+        if self.on_request is not None and inspect.isawaitable(told := self.on_request(result)):
+            await told
         return result

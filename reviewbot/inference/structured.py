@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from reviewbot.errors import ModelOutputError, ModelPermanent
+from reviewbot.inference.allowance import Allowance, Gate, Hold
 from reviewbot.inference.client import ChatResult, ModelClient
 from reviewbot.inference.memo import RequestMemo
 from reviewbot.model import ModelAnswer, Usage
@@ -37,13 +38,20 @@ class Tools(Protocol):
 
 @dataclass
 class StructuredReviewer:
-    """One review conversation: tool turns until a final answer, validated into a ReviewOutput."""
+    """Review conversations: tool turns until a final answer, validated into a ReviewOutput. One reviewer serves
+    one review: every conversation it holds (passes, verification batches) draws on the same token allowance."""
 
     client: ModelClient
     memo: RequestMemo | None = None
     tools: Tools | None = None
     max_turns: int = 8
-    token_budget: int = 600_000
+    token_budget: int = 600_000  # tokens billed (prompt + completion) over the whole review
+    gate: Gate | None = None  # the daily budget's hold, grown before each request
+    allowance: Allowance = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.allowance = Allowance(self.token_budget, self.client.max_completion_tokens or 16_000,
+                                   self.client.prices.get(self.client.model))
 
     async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer[ReviewOutput]:
         output, usage, model = await self.converse(messages, affinity, parse_review_output, RESPONSE_FORMATS)
@@ -56,8 +64,12 @@ class StructuredReviewer:
         conversation: list[dict[str, Any]] = list(messages)
         usage, turns, repaired = Usage(), 0, False
         while True:
-            final = self.tools is None or turns >= self.max_turns or usage.prompt_tokens >= self.token_budget
-            result = await self._ask(conversation, affinity, final, formats)
+            final = self.tools is None or turns >= self.max_turns
+            hold = self.allowance.estimate(self._chars(conversation, final))
+            if not final and not self.allowance.room_for_tools(hold):
+                final = True  # no room for another tool turn and the answer after it: answer now
+                hold = self.allowance.estimate(self._chars(conversation, final))
+            result = await self._paid(self.allowance.take(hold, what), conversation, affinity, final, formats)
             usage = usage + result.usage
             if result.tool_calls and not final:
                 turns += 1
@@ -76,6 +88,26 @@ class StructuredReviewer:
                     {"role": "user", "content": "Your answer was not valid: " + exc.errors
                      + ". Reply again with only the corrected JSON object."},
                 ]
+
+    async def _paid(self, hold: Hold, conversation: list[dict[str, Any]], affinity: str, final: bool,
+                    formats: tuple[dict[str, Any], ...]) -> ChatResult:
+        """One request under its hold: the daily budget is asked first; the hold settles with the billed usage."""
+        try:
+            if self.gate is not None:
+                await self.gate(self.allowance.held, self.allowance.held_usd)
+            result = await self._ask(conversation, affinity, final, formats)
+        except BaseException:
+            self.allowance.release(hold)
+            raise
+        self.allowance.settle(hold, result.usage)
+        return result
+
+    def _chars(self, conversation: list[dict[str, Any]], final: bool) -> int:
+        """The request's size in characters, as the estimate's input (its JSON, tool definitions included)."""
+        size = len(json.dumps(conversation, ensure_ascii=False))
+        if self.tools is not None:
+            size += len(json.dumps(self.tools.definitions())) + (len(FINAL_TURN) + 30 if final else 0)
+        return size
 
     async def _run_tools(self, result: ChatResult) -> list[dict[str, Any]]:
         assert self.tools is not None

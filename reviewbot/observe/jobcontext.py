@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -48,6 +48,9 @@ class Scope:
     requests: list[ModelRequest] = field(default_factory=list)
     report: ReportFacts | None = None
     ports: list[HasRateLimit] = field(default_factory=list)
+    # Set by a job that spends money: each paid request is charged to the daily budgets as it arrives, so a
+    # review that fails afterwards (invalid answers, a time-out, a crash) has still paid for it.
+    charge: Callable[[Usage], Awaitable[None]] | None = None
 
     @property
     def usage(self) -> Usage:
@@ -90,12 +93,15 @@ def delivery_kwarg() -> dict[str, Any]:
     return {"delivery": str(delivery)} if delivery else {}
 
 
-def record_request(result: ChatResult) -> None:
-    """The model client's `on_request` hook: the request is charged to the job that made it."""
+def record_request(result: ChatResult) -> Awaitable[None] | None:
+    """The model client's `on_request` hook: the request is charged to the job that made it (the client awaits
+    the charge before the answer is used)."""
     scope = _CURRENT.get()
-    if scope is not None:
-        scope.requests.append(ModelRequest(result.model[:100], result.latency_s, result.usage.async_requests > 0,
-                                           result.usage))
+    if scope is None:
+        return None
+    scope.requests.append(ModelRequest(result.model[:100], result.latency_s, result.usage.async_requests > 0,
+                                       result.usage))
+    return scope.charge(result.usage) if scope.charge is not None else None
 
 
 def note_review(report: ReviewReport) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -12,10 +14,12 @@ from redis.exceptions import RedisError
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import PermanentError, RetryableError, Waiting
+from reviewbot.inference.budget import BudgetSpent
 from reviewbot.inference.memo import RedisMemo
+from reviewbot.inference.pricing import cost
 from reviewbot.inference.tools import RepoTools
 from reviewbot.inference.verify_request import StructuredVerifier
-from reviewbot.observe.jobcontext import note_review
+from reviewbot.observe.jobcontext import current, note_review
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
 from reviewbot.queue.gates import AUTOMATIC, automatic_skip, load_config, only_merged_base, superseded
@@ -32,6 +36,7 @@ from reviewbot.review.engine import ReviewInput, affinity_id, run_review
 from reviewbot.review.findings.security import SECURITY_TRIGGER
 from reviewbot.review.prompt.calibration import prompt_chars
 from reviewbot.review.prompt.sections import PromptInput
+from reviewbot.settings import Settings
 from reviewbot.stores import RedisStores, pr_layout_key
 
 if TYPE_CHECKING:
@@ -58,6 +63,8 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     check = CheckRun(port, redis, repo, head_sha, number, adopt=retry)
     # Ours ends before arq's job timeout, whose cancellation would leave the check run spinning.
     limit = asyncio.timeout(review_time(deps.settings.job_timeout))
+    if (scope := current()) is not None:  # every paid request is charged as it arrives, however the review ends
+        scope.charge = functools.partial(deps.budget.charge, installation_id, repo, job_id)
     try:
         async with limit:
             return await _run(deps, port, redis, check, request, job_id, job)
@@ -97,6 +104,8 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         raise
     finally:
         port.close()
+        with contextlib.suppress(RedisError):  # else the hold lapses by itself after the job's lease
+            await deps.budget.release(installation_id, repo, job_id)
 
 
 async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, request: ReviewRequest, job_id: str,
@@ -118,9 +127,12 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, reques
         await check.complete_remembered()
         log.info("review already posted by an earlier run of this job", extra=job)
         return {"outcome": "already posted"}
-    if spent := await deps.budget.exhausted(installation_id):
-        await check.complete("neutral", "Daily budget spent", spent)
-        return {"outcome": "budget", "reason": spent}
+    usd, tokens = review_estimate(deps.settings)
+    try:  # the review's estimated cost is held before it starts; each request grows the hold if it must
+        await deps.budget.reserve(installation_id, repo, job_id, usd, tokens)
+    except BudgetSpent as exc:
+        await check.complete("neutral", "Daily budget spent", str(exc))
+        return {"outcome": "budget", "reason": str(exc)}
     await check.open("queued", "Review queued", "reviewbot will review this commit shortly.")
     if not await deps.slots.acquire(installation_id, job_id):
         raise retries.wait_for_slot()
@@ -142,6 +154,17 @@ async def _crashed(check: CheckRun, job: dict[str, Any]) -> None:
     """A bug of ours: say so on the PR instead of leaving the check spinning; the caller lets arq record it."""
     log.exception("review crashed", extra=job)
     await check.fail("an internal error in reviewbot (see the worker's log)")
+
+
+def review_estimate(settings: Settings) -> tuple[float, int]:
+    """What a review is expected to cost at most, held before it starts: a full prompt for the review and one for
+    a verification batch, each with its completion, within the review's token budget."""
+    completion = settings.max_completion_tokens or 16_000
+    prompt = min(settings.review_token_budget, 2 * settings.prompt_budget)
+    tokens = min(settings.review_token_budget, prompt + 2 * completion)
+    price = settings.prices.get(settings.model)
+    usd = 0.0 if price is None else cost(price, tokens - 2 * completion, 0, 2 * completion)
+    return usd, tokens
 
 
 def review_time(job_timeout: float) -> float:
@@ -181,10 +204,12 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
                          options=options, chars_per_token=calibration.chars_per_token)
     review_input = ReviewInput(prompt=prompt, affinity=affinity_id("pr", request.installation_id, repo, number),
                                previous_layout=await stores.load_layout(layout_key), precision=precision(config))
-    reviewer = deps.reviewer(job_id, tools)
+    async def gate(held_tokens: int, held_usd: float) -> None:
+        await deps.budget.reserve(request.installation_id, repo, job_id, held_usd, held_tokens)
+
+    reviewer = deps.reviewer(job_id, tools, gate)
     result = await run_review(review_input, reviewer, StructuredVerifier(reviewer))
     note_review(result.report)  # observe: files and findings for the usage ledger
-    await deps.budget.record(request.installation_id, result.report.usage)
     await stores.save_layout(layout_key, result.plan.layout)
     if result.report.usage.requests == 1:  # one request: its prompt_tokens measure exactly what we estimated
         sent = prompt_chars(result.prompt.messages, tools.definitions() if tools is not None else None)

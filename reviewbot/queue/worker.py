@@ -16,7 +16,8 @@ from reviewbot.app.credentials import InstallationCredentials
 from reviewbot.app.identity import remember_slug
 from reviewbot.app.limits import RateLimits
 from reviewbot.app.port import GitHubPort
-from reviewbot.inference.budget import DailyBudget
+from reviewbot.inference.allowance import Gate
+from reviewbot.inference.budget import DailyBudget, Limits
 from reviewbot.inference.client import ModelClient
 from reviewbot.inference.factory import model_client
 from reviewbot.inference.memo import RedisMemo
@@ -56,11 +57,12 @@ class Deps:
         # observe: the port's last rate-limit headers feed the gauge
         return watch_port(GitHubPort(credentials, self.settings.github_api_url, limits=self.limits))
 
-    def reviewer(self, scope: str, tools: Tools | None = None) -> StructuredReviewer:
-        """A reviewer for one job: its memo lets a re-run job replay answers that came through the queue."""
+    def reviewer(self, scope: str, tools: Tools | None = None, gate: Gate | None = None) -> StructuredReviewer:
+        """A reviewer for one review: its memo lets a re-run job replay answers that came through the queue; all its
+        requests share the review's token budget, and `gate` holds each one against the daily budgets first."""
         return StructuredReviewer(self.client, memo=RedisMemo(self.redis, scope), tools=tools,
                                   max_turns=self.settings.max_tool_turns,
-                                  token_budget=self.settings.review_token_budget)
+                                  token_budget=self.settings.review_token_budget, gate=gate)
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -78,7 +80,9 @@ def build_deps(settings: Settings, redis: Any, transport: httpx.AsyncBaseTranspo
                                 redis=redis, client_id=settings.github_client_id)
     limits = RateLimits(redis=redis, max_wait=settings.rate_limit_wait, write_interval=settings.write_interval)
     slots = InstallationSlots(redis, settings.installation_concurrency, lease_s=settings.job_timeout + 60)
-    budget = DailyBudget(redis, settings.daily_budget_usd, settings.daily_budget_tokens)
+    budget = DailyBudget(redis, Limits(settings.daily_budget_usd, settings.daily_budget_tokens),
+                         Limits(settings.repo_daily_budget_usd, settings.repo_daily_budget_tokens),
+                         lease_s=settings.job_timeout + 60)
     client = model_client(settings, http, bucket)
     client.on_request = record_request  # observe: each paid request is charged to the job that made it
     return Deps(settings=settings, http=http, tokens=tokens, client=client, slots=slots, budget=budget, redis=redis,

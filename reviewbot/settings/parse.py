@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import urllib.parse
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -102,6 +103,14 @@ def count(get: Get, name: str) -> int | None:
     """A positive number, truncated to a whole one."""
     value = number(get, name)
     return None if value is None else int(value)
+
+
+def dollars_or_off(get: Get, name: str) -> float | None:
+    """A positive amount of dollars, or `off` (infinity: no limit, still counted)."""
+    raw = get(name)
+    if raw is not None and raw.lower() in ("off", "none", "unlimited"):
+        return math.inf
+    return number(get, name)
 
 
 def days(get: Get, name: str) -> int | None:

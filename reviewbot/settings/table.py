@@ -17,6 +17,7 @@ from reviewbot.settings.declare import env, read
 DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.5"
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
 DEFAULT_GITHUB_URL = "https://github.com"
+DEFAULT_DAILY_BUDGET_USD = 10.0  # a new installation is protected: about 150 typical reviews of Kimi K2.5 a day
 CLOUDFLARE_BASE = "https://api.cloudflare.com/client/v4/accounts/{account}/ai/v1"
 
 
@@ -83,16 +84,24 @@ class Settings:
     thinking: bool | None = env("REVIEWBOT_MODEL_THINKING", p.switch, None,
                                 "`on`/`off`: the model's thinking switch.", shown="unset")
     max_tool_turns: int = env("REVIEWBOT_MAX_TOOL_TURNS", p.count, 8, "Tool turns before the model must answer.")
-    review_token_budget: int = env("REVIEWBOT_REVIEW_TOKEN_BUDGET", p.count, 600_000,
-                                   "Prompt tokens one review may spend over all its turns.")
+    review_token_budget: int = env(
+        "REVIEWBOT_REVIEW_TOKEN_BUDGET", p.count, 600_000,
+        "Tokens (prompt + completion) one review may be billed over all its passes, verification batches and "
+        "tool turns together.")
     max_completion_tokens: int = env("REVIEWBOT_MAX_COMPLETION_TOKENS", p.count, 16_000,
                                      "`max_completion_tokens` per request.")
     prices: dict[str, Price] = env("REVIEWBOT_PRICES", p.prices, DEFAULT_PRICES,
                                    "JSON prices per model (see \"The model\").", shown="built in")
-    daily_budget_usd: float | None = env("REVIEWBOT_DAILY_BUDGET_USD", p.number, None,
-                                         "Per-installation daily budget in US dollars (UTC days).")
+    daily_budget_usd: float | None = env(
+        "REVIEWBOT_DAILY_BUDGET_USD", p.dollars_or_off, DEFAULT_DAILY_BUDGET_USD,
+        "Per-installation daily budget in US dollars (UTC days); every paid request counts, failed reviews too. "
+        "`off` for none.")
     daily_budget_tokens: int | None = env("REVIEWBOT_DAILY_BUDGET_TOKENS", p.count, None,
                                           "Per-installation daily budget in tokens (UTC days).")
+    repo_daily_budget_usd: float | None = env("REVIEWBOT_REPO_DAILY_BUDGET_USD", p.number, None,
+                                              "Per-repository daily budget in US dollars (UTC days).")
+    repo_daily_budget_tokens: int | None = env("REVIEWBOT_REPO_DAILY_BUDGET_TOKENS", p.count, None,
+                                               "Per-repository daily budget in tokens (UTC days).")
     github_client_id: str | None = env(
         "GITHUB_CLIENT_ID", p.text, None,
         "The App's client id; when set it is the JWT issuer (GitHub's recommendation). Written by the setup.")

@@ -191,6 +191,8 @@ class FakeModel:
             # The `model` and `usage` of every completion answered, synchronously or through the queue.
             self.served: list[dict[str, Any]] = []
             self.latency = 0.0  # seconds every chat answer takes, on top of scripted delays (load tests)
+            # A greedy model: these tool calls answer every unscripted request that lets it call tools.
+            self.greedy_tool_calls: list[dict[str, Any]] | None = None
 
     def review_requests(self) -> list[RecordedRequest]:
         """Requests other than reviewbot's verification requests (which follow a review with findings)."""
@@ -290,7 +292,9 @@ class FakeModel:
                 if not isinstance(item, _Delay):
                     return delay, item
                 delay += item.seconds
-            default = self.default
+            default, greedy = self.default, self.greedy_tool_calls
+        if greedy and body.get("tools") and body.get("tool_choice", "auto") == "auto":
+            return delay, _Reply("", list(greedy), "tool_calls", None)
         return delay, _Reply(default(body), None, "stop", None)
 
     def _usage(self, body: dict[str, Any], content: str, affinity: str | None) -> dict[str, Any]:

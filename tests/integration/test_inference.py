@@ -113,19 +113,6 @@ async def test_reasoning_is_read_but_never_posted(
     assert "PRIVATE CHAIN" not in posted
 
 
-async def test_a_spent_daily_budget_stops_new_reviews_with_a_clear_message(
-        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
-        fake_model: FakeModel) -> None:
-    budgeted = dataclasses.replace(settings, daily_budget_tokens=10)
-    await review_once(web, budgeted, redis_url, fake_github, number=7)
-    await review_once(web, budgeted, redis_url, fake_github, number=8)
-    assert len(fake_model.requests) == 1
-    assert len(fake_github.reviews[(REPO, 7)]) == 1 and fake_github.reviews[(REPO, 8)] == []
-    stopped = next(c for c in fake_github.check_runs.values() if c["conclusion"] == "neutral"
-                   and "budget" in c["output"]["title"].lower())
-    assert "REVIEWBOT_DAILY_BUDGET_TOKENS" in stopped["output"]["summary"]
-
-
 def test_cost_is_priced_by_the_model_that_served_the_request(
         repo: Any, fake_model: FakeModel) -> None:  # noqa: F811
     fake_model.served_model = "@cf/moonshotai/kimi-k2.6"

@@ -8,7 +8,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from reviewbot.errors import ModelOutputError
+from reviewbot.errors import ModelOutputError, OverBudget
 from reviewbot.model import Reviewer, Usage, Verifier
 from reviewbot.review.diff.parse import ParsedDiff
 from reviewbot.review.findings.passes import MAX_PASSES, merge_passes, pass_messages
@@ -56,12 +56,13 @@ async def checked_findings(messages: list[dict[str, str]], affinity: str, precis
                            verifier: VerifierPort | None) -> Checked:
     passes = max(1, min(precision.passes, MAX_PASSES))
     first = await reviewer.review(pass_messages(messages, 0), affinity)  # warms the cache for the others
-    answers = [first] + await _all([reviewer.review(pass_messages(messages, i), affinity) for i in range(1, passes)])
+    extra = await _all([_optional(reviewer.review(pass_messages(messages, i), affinity)) for i in range(1, passes)])
+    answers = [first, *(a for a in extra if a is not None)]
     usage = sum((a.usage for a in answers[1:]), first.usage)
     findings, merged = merge_passes([a.output.findings for a in answers], diff)
     candidates = [f for f in findings if needs_check(f, precision.policy, precision.threshold)]
     kept = [f for f in findings if not needs_check(f, precision.policy, precision.threshold)]
-    checks = Checks(passes=passes, merged=merged)
+    checks = Checks(passes=len(answers), merged=merged)
     if candidates and verifier is not None:
         batches = [candidates[i:i + BATCH] for i in range(0, len(candidates), BATCH)]
         results = await _all([_verify(verifier, messages, batch, affinity, diff, read_base) for batch in batches])
@@ -80,12 +81,21 @@ async def _verify(verifier: VerifierPort, messages: list[dict[str, str]], batch:
     ids = list(range(1, len(batch) + 1))
     try:
         answer = await verifier.verify(verification_messages(messages, batch, diff, read_base), ids, affinity)
-    except ModelOutputError as exc:
+    except (ModelOutputError, OverBudget) as exc:
         # Unchecked is not confirmed: leave them out, and say so in the summary rather than fail the review.
-        log.warning("verification answer unusable; candidates left out", extra={"error": str(exc)[:300]})
+        log.warning("verification unusable or over budget; candidates left out", extra={"error": str(exc)[:300]})
         return [], Checks(checked=0, unchecked=tuple(f.title for f in batch)), Usage()
     kept, checks = apply_verdicts(batch, answer.verdicts)
     return kept, checks, answer.usage
+
+
+async def _optional(answer: Coroutine[Any, Any, T]) -> T | None:
+    """An extra pass that the review's token budget cannot cover is left out; the first pass's answer stands."""
+    try:
+        return await answer
+    except OverBudget as exc:
+        log.warning("extra review pass left out: over budget", extra={"error": str(exc)[:300]})
+        return None
 
 
 def _add(a: Checks, b: Checks) -> Checks:
