@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -12,6 +13,7 @@ from redis.exceptions import RedisError
 
 from reviewbot.app.app_api import AppApi
 from reviewbot.errors import ConfigError, GitHubError, GitHubRetryable
+from reviewbot.inference.budget import DailyBudget, Limits, today
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.settings import Settings
 
@@ -65,7 +67,8 @@ def webhook_check(settings: Settings) -> Check:
                  "set it to the address GitHub can reach (a tunnel for local use), then update the App's webhook URL")
 
 
-async def redis_check(settings: Settings) -> Check:
+async def redis_check(settings: Settings) -> list[Check]:
+    """Redis answers; then, through it, what is left of today's budgets."""
     embedded = None if settings.redis_url else EmbeddedRedis(settings.data_dir)
     where = "REDIS_URL" if settings.redis_url else f"the embedded Redis under {settings.data_dir}"
     try:
@@ -73,15 +76,46 @@ async def redis_check(settings: Settings) -> Check:
         client = Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
         try:
             await client.ping()
+            budgets = await budget_check(settings, client)
         finally:
             await client.aclose()
     except (RedisError, OSError, ConfigError) as exc:
-        return Check("Redis", "FAIL", f"{where} does not answer: {exc}",
-                     "start Redis or fix REDIS_URL (unset it to use the embedded one)")
+        return [Check("Redis", "FAIL", f"{where} does not answer: {exc}",
+                      "start Redis or fix REDIS_URL (unset it to use the embedded one)"),
+                Check("budgets", "skip", "needs Redis")]
     finally:
         if embedded is not None:
             embedded.stop()  # only stops a server this check started
-    return Check("Redis", "ok", f"{where} answers PING")
+    return [Check("Redis", "ok", f"{where} answers PING"), budgets]
+
+
+async def budget_check(settings: Settings, redis: Redis) -> Check:
+    """Today's spend, holds and what is left, per installation and repository that spent anything today."""
+    budget = DailyBudget(redis, Limits(settings.daily_budget_usd, settings.daily_budget_tokens),
+                         Limits(settings.repo_daily_budget_usd, settings.repo_daily_budget_tokens))
+    limit = settings.daily_budget_usd
+    if limit is None or math.isinf(limit):
+        head = "no daily dollar budget per installation (REVIEWBOT_DAILY_BUDGET_USD=off)"
+    else:
+        head = f"${limit:.2f} a day per installation"
+    lines, low = [], False
+    async for raw in redis.scan_iter(match=f"reviewbot:spend:*:{today()}", count=500):
+        key = raw.decode()
+        name = key.split(":", 2)[2].rsplit(":", 1)[0]
+        scope = budget.limits[1] if name.startswith("repo:") else budget.limits[0]
+        state = await budget.spent(key)
+        text = f"{name.replace('repo:', '', 1) if name.startswith('repo:') else 'installation ' + name}: " \
+               f"${state.usd:.2f} spent, ${state.held_usd:.2f} held"
+        if scope.usd is not None and not math.isinf(scope.usd):
+            left = max(0.0, scope.usd - state.usd - state.held_usd)
+            low = low or left < scope.usd * 0.1
+            text += f", ${left:.2f} left"
+        if scope.tokens is not None:
+            text += f", {max(0, scope.tokens - state.tokens - state.held_tokens):,} tokens left"
+        lines.append(text)
+    detail = head + ("; today: " + "; ".join(sorted(lines)[:10]) if lines else "; nothing spent today (UTC)")
+    return Check("budgets", "warn" if low else "ok", detail,
+                 "reviews that do not fit wait for 00:00 UTC; raise REVIEWBOT_DAILY_BUDGET_USD to allow more")
 
 
 async def model_check(settings: Settings, http: httpx.AsyncClient) -> Check:
@@ -108,7 +142,7 @@ async def model_check(settings: Settings, http: httpx.AsyncClient) -> Check:
 
 async def run_checks(settings: Settings, http: httpx.AsyncClient) -> list[Check]:
     configured = Check("configuration", "ok", "the environment and .env are valid")
-    return [configured, *await github_checks(settings), webhook_check(settings), await redis_check(settings),
+    return [configured, *await github_checks(settings), webhook_check(settings), *await redis_check(settings),
             await model_check(settings, http)]
 
 

@@ -106,7 +106,7 @@ class DailyBudget:
 
     @staticmethod
     def scopes(installation_id: int, repo: str) -> list[str]:
-        day = datetime.now(UTC).strftime("%Y-%m-%d")
+        day = today()
         return [f"reviewbot:spend:{installation_id}:{day}", f"reviewbot:spend:repo:{repo.lower()}:{day}"]
 
     def _keys(self, installation_id: int, repo: str) -> list[str]:
@@ -136,6 +136,11 @@ class DailyBudget:
         holds = [v.split() for v in (await self.redis.hgetall(key.replace(":spend:", ":held:"))).values()]
         return Spent(int(raw.get(b"micro_usd", 0)) / MICRO, int(raw.get(b"tokens", 0)),
                      sum(int(h[0]) for h in holds) / MICRO, sum(int(h[1]) for h in holds))
+
+
+def today() -> str:
+    """Budgets run over UTC days."""
+    return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
 def _sentence(scope: int, kind: int, used: int, limit: int, usd: float, tokens: int) -> str:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import tempfile
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from redis.asyncio import Redis
 
 from reviewbot.cli.github_app import doctor_command
+from reviewbot.inference.budget import DailyBudget, Limits
+from reviewbot.model import Usage
 from reviewbot.settings import Settings
+from tests.conftest import INSTALLATION, REPO
 from tests.fakes.model import FakeModel
 
 
@@ -27,10 +32,27 @@ def test_a_working_setup_passes_every_check(env: dict[str, str], fake_model: Fak
     code, rows, table = doctor(env | {"REVIEWBOT_PUBLIC_URL": "https://bot.example.com"})
     assert code == 0, table
     assert rows == {"configuration": "ok", "GitHub App": "ok", "installations": "ok", "webhooks": "ok",
-                    "Redis": "ok", "model": "ok"}
+                    "Redis": "ok", "budgets": "ok", "model": "ok"}
+    assert "$10.00 a day per installation; nothing spent today (UTC)" in table  # the default protects
     assert "reviewbot-test (id 4242)" in table
     [ping] = fake_model.requests
     assert ping.json["max_tokens"] == 1
+
+
+async def test_doctor_shows_what_is_left_of_todays_budgets(env: dict[str, str]) -> None:
+    client = Redis.from_url(env["REDIS_URL"])
+    try:
+        budget = DailyBudget(client, Limits(usd=10.0))
+        await budget.charge(INSTALLATION, REPO, "job-1", Usage(prompt_tokens=5_000, cost_usd=9.25))
+        await budget.reserve(INSTALLATION, REPO, "job-2", usd=0.5, tokens=1_000)  # a review running now
+    finally:
+        await client.aclose()
+    environ = env | {"REVIEWBOT_REPO_DAILY_BUDGET_TOKENS": "20000"}
+    code, rows, table = await asyncio.to_thread(doctor, environ)
+    assert rows["budgets"] == "warn" and code == 0  # low, not broken
+    assert f"installation {INSTALLATION}: $9.25 spent, $0.50 held, $0.25 left" in table
+    assert f"{REPO}: $9.25 spent, $0.50 held, 14,000 tokens left" in table
+    assert "raise REVIEWBOT_DAILY_BUDGET_USD" in table
 
 
 def test_the_embedded_redis_is_checked_when_redis_url_is_unset(env: dict[str, str]) -> None:
@@ -47,7 +69,7 @@ def test_a_broken_setup_fails_and_says_what_to_fix(env: dict[str, str]) -> None:
                                       "REDIS_URL": "redis://127.0.0.1:1"})
     assert code == 1
     assert rows == {"configuration": "ok", "GitHub App": "FAIL", "webhooks": "warn", "Redis": "FAIL",
-                    "model": "FAIL"}
+                    "budgets": "skip", "model": "FAIL"}
     assert "private key must belong to the same App" in table and "CLOUDFLARE_API_TOKEN" in table
     assert "REDIS_URL" in table and "REVIEWBOT_PUBLIC_URL" in table
     assert stranger.splitlines()[1] not in table and "wrong-token" not in table
