@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from reviewbot.errors import OverBudget
+from reviewbot.errors import OverBudget, Waiting
 from reviewbot.model import Usage
 
 MICRO = 1_000_000
@@ -26,8 +26,9 @@ local need = {tonumber(ARGV[4]), tonumber(ARGV[5])}
 local grown = {}
 for s = 1, #KEYS / 2 do
   local spend, holds = KEYS[2 * s - 1], KEYS[2 * s]
-  local used = {tonumber(redis.call('HGET', spend, 'micro_usd') or '0'),
-                tonumber(redis.call('HGET', spend, 'tokens') or '0')}
+  local spent = {tonumber(redis.call('HGET', spend, 'micro_usd') or '0'),
+                 tonumber(redis.call('HGET', spend, 'tokens') or '0')}
+  local used = {spent[1], spent[2]}
   local mine = {0, 0}
   local flat = redis.call('HGETALL', holds)
   for i = 1, #flat, 2 do
@@ -44,7 +45,7 @@ for s = 1, #KEYS / 2 do
   for k = 1, 2 do
     local limit = tonumber(ARGV[5 + 2 * (s - 1) + k])
     if limit >= 0 and used[k] + hold[k] > limit then
-      return {s, k, used[k] + mine[k], limit}
+      return {s, k, used[k] + mine[k], limit, spent[k]}
     end
   end
   grown[s] = hold
@@ -76,6 +77,10 @@ return 0
 
 class BudgetSpent(OverBudget):
     """A daily budget cannot cover what the review (or its next request) would cost; nothing was sent."""
+
+
+class BudgetBusy(Waiting):
+    """What is spent leaves room, but reviews running now hold it: try again when they have settled."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,10 @@ class DailyBudget:
                 *self.limits[0].argv(), *self.limits[1].argv()]
         answer = await self.redis.eval(RESERVE, 4, *self._keys(installation_id, repo), *argv)
         if int(answer[0]) != 0:
-            scope, kind, used, limit = (int(x) for x in answer)
+            scope, kind, used, limit, spent = (int(x) for x in answer)
+            if spent + (round(usd * MICRO) if kind == 1 else tokens) <= limit:
+                # It fits what is spent; only the holds of reviews running now are in the way: wait for them.
+                raise BudgetBusy("waiting for reviews in progress to settle the daily budget", retry_after=30.0)
             raise BudgetSpent(_sentence(scope, kind, used, limit, usd, tokens))
 
     async def charge(self, installation_id: int, repo: str, job: str, usage: Usage) -> None:

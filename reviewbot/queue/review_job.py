@@ -14,7 +14,7 @@ from redis.exceptions import RedisError
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import PermanentError, RetryableError, Waiting
-from reviewbot.inference.budget import BudgetSpent
+from reviewbot.inference.budget import BudgetBusy, BudgetSpent
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.pricing import cost
 from reviewbot.inference.tools import RepoTools
@@ -85,7 +85,8 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         raise Retry(defer=5.0) from exc
     except Waiting as exc:
         log.info("review waits", extra={**job, "reason": str(exc), "defer_s": exc.retry_after})
-        await check.update("queued", "Waiting for the model", f"The review is {exc}; it continues by itself.")
+        waiting_for = "the daily budget" if isinstance(exc, BudgetBusy) else "the model"
+        await check.update("queued", f"Waiting for {waiting_for}", f"The review is {exc}; it continues by itself.")
         await retries.retry_later(redis, job_id, exc)
         raise AssertionError("unreachable: retry_later always raises for Waiting") from exc
     except RetryableError as exc:
@@ -127,13 +128,13 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, reques
         await check.complete_remembered()
         log.info("review already posted by an earlier run of this job", extra=job)
         return {"outcome": "already posted"}
+    await check.open("queued", "Review queued", "reviewbot will review this commit shortly.")
     usd, tokens = review_estimate(deps.settings)
     try:  # the review's estimated cost is held before it starts; each request grows the hold if it must
         await deps.budget.reserve(installation_id, repo, job_id, usd, tokens)
     except BudgetSpent as exc:
         await check.complete("neutral", "Daily budget spent", str(exc))
         return {"outcome": "budget", "reason": str(exc)}
-    await check.open("queued", "Review queued", "reviewbot will review this commit shortly.")
     if not await deps.slots.acquire(installation_id, job_id):
         raise retries.wait_for_slot()
     try:

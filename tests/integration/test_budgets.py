@@ -11,7 +11,7 @@ import httpx
 import pytest
 from redis.asyncio import Redis
 
-from reviewbot.inference.budget import BudgetSpent, DailyBudget, Limits
+from reviewbot.inference.budget import BudgetBusy, BudgetSpent, DailyBudget, Limits
 from reviewbot.model import Usage
 from reviewbot.queue.review_job import review_estimate
 from reviewbot.settings import Settings
@@ -87,7 +87,7 @@ async def test_concurrent_reservations_cannot_overshoot(redis_url: str) -> None:
         async def one(n: int) -> bool:
             try:
                 await budgets[n % 4].reserve(INSTALLATION, REPO, f"job-{n}", usd=1.0, tokens=1_000)
-            except BudgetSpent:
+            except BudgetBusy:  # nothing is spent yet: the others' holds are in the way, so it waits
                 return False
             return True
 
@@ -113,7 +113,7 @@ async def test_a_crashed_reviews_hold_lapses_with_its_lease(redis_url: str) -> N
     try:
         budget = DailyBudget(client, Limits(usd=1.0), lease_s=1)
         await budget.reserve(INSTALLATION, REPO, "killed-job", usd=1.0, tokens=1)  # and never released
-        with pytest.raises(BudgetSpent):
+        with pytest.raises(BudgetBusy):
             await budget.reserve(INSTALLATION, REPO, "next-job", usd=0.5, tokens=1)
         await asyncio.sleep(2.1)
         await budget.reserve(INSTALLATION, REPO, "next-job", usd=0.5, tokens=1)
