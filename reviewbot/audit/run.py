@@ -147,8 +147,9 @@ def _input(settings: Settings, config: RepoConfig, snapshot: Snapshot, chunk: Ch
 async def _until_answered(inp: ReviewInput, reviewer: StructuredReviewer, chunk: Chunk, total: int) -> ReviewResult:
     """Poll in-process: each pass replays what the memo already holds and asks the queue about the rest."""
     while True:
+        attempt = reviewer.fresh()  # each part is one review, with its own token budget
         try:
-            return await run_review(inp, reviewer, StructuredVerifier(reviewer))
+            return await run_review(inp, attempt, StructuredVerifier(attempt))
         except ModelQueued as exc:
             print(f"reviewbot: part {chunk.index + 1} of {total} waits in the provider's queue; polling again in "
                   f"{exc.retry_after or 10:.0f}s", file=sys.stderr)

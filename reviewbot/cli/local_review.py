@@ -72,8 +72,9 @@ async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
         with ReviewStatus() as status:  # progress on stderr when it is a terminal
             client.on_request = status.request_done
             while True:
+                attempt = reviewer.fresh()  # the replayed answers of the last attempt count again
                 try:
-                    return await run_review(inp, reviewer, StructuredVerifier(reviewer))
+                    return await run_review(inp, attempt, StructuredVerifier(attempt))
                 except ModelQueued as exc:
                     print(f"reviewbot: {exc}; polling again in {exc.retry_after:.0f}s", file=sys.stderr)
                     await asyncio.sleep(exc.retry_after or 10.0)

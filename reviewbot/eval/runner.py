@@ -84,12 +84,13 @@ async def _review(inp: ReviewInput, client: ModelClient, tools: RepoTools | None
                   record_to: Path | None) -> ReviewResult:
     structured = StructuredReviewer(client, memo=MemoryMemo(), tools=tools, max_turns=settings.max_tool_turns,
                                     token_budget=settings.review_token_budget)
-    reviewer: Reviewer = structured
-    verifier: Verifier = StructuredVerifier(structured)
-    recorder = Recorder(reviewer, verifier) if record_to is not None else None
-    if recorder is not None:
-        reviewer = verifier = recorder
     while True:
+        attempt = structured.fresh()  # the replayed answers of the last attempt count again
+        reviewer: Reviewer = attempt
+        verifier: Verifier = StructuredVerifier(attempt)
+        recorder = Recorder(reviewer, verifier) if record_to is not None else None
+        if recorder is not None:
+            reviewer = verifier = recorder
         try:
             result = await run_review(inp, reviewer, verifier)
             break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Callable
@@ -52,6 +53,11 @@ class StructuredReviewer:
     def __post_init__(self) -> None:
         self.allowance = Allowance(self.token_budget, self.client.max_completion_tokens or 16_000,
                                    self.client.prices.get(self.client.model))
+
+    def fresh(self) -> StructuredReviewer:
+        """The same reviewer with an unspent allowance, for the next review or the next attempt at one (an
+        attempt replays the earlier attempts' answers from the memo, and they count again)."""
+        return dataclasses.replace(self)
 
     async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer[ReviewOutput]:
         output, usage, model = await self.converse(messages, affinity, parse_review_output, RESPONSE_FORMATS)
