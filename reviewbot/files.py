@@ -11,8 +11,11 @@ UMASK = 0o077  # for child processes (the embedded Redis) that create files of t
 
 
 def private_dir(path: Path) -> Path:
-    """Make `path` (and missing parents) and tighten it to 0700, also when an older version left it 0755."""
-    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    """Make `path` and its missing parents 0700 (mkdir's `parents` ignores the mode), and tighten `path` when an
+    older version left it 0755."""
+    missing = [p for p in (path, *path.parents) if not p.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(mode=DIR_MODE, exist_ok=True)
     if path.stat().st_mode & 0o777 != DIR_MODE:
         os.chmod(path, DIR_MODE)
     return path
@@ -28,3 +31,13 @@ def tighten(path: Path) -> None:
             tighten(child)
     else:
         os.chmod(path, FILE_MODE)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write `text` 0600 through a temporary file and a rename (a crash never leaves half a file)."""
+    private_dir(path.parent)
+    partial = path.with_name(path.name + ".tmp")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.replace(partial, path)

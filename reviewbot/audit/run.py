@@ -18,6 +18,7 @@ import httpx
 from reviewbot.audit import report as auditreport
 from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, Listed, Without, added_diff, auditable, plan_chunks
 from reviewbot.errors import ConfigError, ModelQueued, PermanentError, RetryableError
+from reviewbot.files import write_private
 from reviewbot.inference.factory import model_client
 from reviewbot.inference.filememo import FileMemo
 from reviewbot.inference.structured import StructuredReviewer
@@ -99,10 +100,7 @@ def _state(path: Path, root: Path, directory: str, snapshot: Snapshot, chunk_tok
 
 
 def _save(path: Path, state: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".tmp")
-    partial.write_text(json.dumps(state, indent=1))
-    os.replace(partial, path)
+    write_private(path, json.dumps(state, indent=1))  # findings about private code
 
 
 async def _run(settings: Settings, root: Path, snapshot: Snapshot, state: dict[str, Any], work: Path,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+from reviewbot.files import write_private
 
 
 class FileMemo:
@@ -43,7 +44,4 @@ class FileMemo:
             self._write()
 
     def _write(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(".tmp")
-        partial.write_text(json.dumps({"done": self.done, "waiting": self.waiting}))
-        os.replace(partial, self.path)
+        write_private(self.path, json.dumps({"done": self.done, "waiting": self.waiting}))  # answers about code

@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from reviewbot.files import private_dir
+from reviewbot.files import private_dir, write_private
 from reviewbot.repos.dirsnapshot import DirSnapshot
 from reviewbot.repos.safetar import Extracted, Limits, extract
 
@@ -93,7 +93,7 @@ class RepoCache:
     def _install(self, repo: str, sha: str, incoming: Path, archive: Path) -> Path:
         stats: Extracted = extract(archive, incoming / "tree", self.limits)
         archive.unlink()
-        _write_private(incoming / "meta.json", json.dumps({"repo": repo, "sha": sha, "files": stats.files,
+        write_private(incoming / "meta.json", json.dumps({"repo": repo, "sha": sha, "files": stats.files,
                                                         "bytes": stats.bytes, "truncated": stats.truncated,
                                                         "skipped": stats.skipped}))
         entry = self.entry(repo, sha)
@@ -136,9 +136,3 @@ def _touch(marker: Path) -> None:
     now = time.time_ns()
     marker.touch(mode=0o600)
     os.utime(marker, ns=(now, now))
-
-
-def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -104,6 +105,10 @@ def test_an_interrupted_audit_resumes_its_queued_requests_instead_of_paying_agai
     result = json.loads(report.read_text())
     assert result["chunks_done"] == result["chunks"] == 3 and result["cwe"] == {"CWE-79": 1, "CWE-89": 1}
     assert not (next((tmp_path / "data" / "audits").iterdir()) / "memo.json").exists()  # done: answers dropped
+    # The audit's state holds findings about private code: this user's only.
+    audits = tmp_path / "data" / "audits"
+    assert {stat.S_IMODE(p.stat().st_mode) for p in [audits, *audits.rglob("*")] if p.is_dir()} == {0o700}
+    assert {stat.S_IMODE(p.stat().st_mode) for p in audits.rglob("*") if p.is_file()} == {0o600}
 
 
 def wait_for_pending(data: Path, timeout: float = 30.0) -> dict[str, Any]:
