@@ -126,8 +126,8 @@ class Settings:
         "Disk for cached base trees under the data dir; least recently used trees go first.")
     dashboard_token: str | None = env(
         "REVIEWBOT_DASHBOARD_TOKEN", p.long_secret, None,
-        "Required for `/dashboard` (and `/metrics`) when set; at least 16 characters. Without it the dashboard "
-        "works only on a loopback listen address.", secret=True)
+        "Required for `/dashboard` and `/metrics` when set; at least 16 characters. Without it both work only on "
+        "a loopback listen address.", secret=True)
     ledger_days: int = env("REVIEWBOT_LEDGER_DAYS", p.days, 90, "Days of usage-ledger records kept in Redis.")
     log_format: str = env("REVIEWBOT_LOG_FORMAT", p.choice("auto", "json", "text"), "auto",
                           "`json` (one object per line), `text`, or `auto`: text on a terminal, JSON otherwise.")
