@@ -6,10 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from reviewbot.cli import audit_eval, config, github_app, review, service, usage
+from reviewbot.cli import audit_eval, github_app, repo_config, review, service, usage
 from reviewbot.errors import ReviewbotError
 
-FAMILIES = (service, review, audit_eval, github_app, config, usage)
+FAMILIES = (service, review, audit_eval, github_app, repo_config, usage)
 
 
 def parser() -> argparse.ArgumentParser:

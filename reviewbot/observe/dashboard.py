@@ -19,7 +19,7 @@ from reviewbot.observe.charts import cache_chart, cost_chart
 from reviewbot.observe.exposition import QueueDepth, queue_depth
 from reviewbot.observe.ledger import FAILED, Day, Entry, Ledger
 from reviewbot.observe.logs import REDACTOR, Redactor
-from reviewbot.observe.pages import page_templates, stylesheet_route
+from reviewbot.observe.theme import page_templates, stylesheet_route
 from reviewbot.settings import Settings
 
 DAYS = 30

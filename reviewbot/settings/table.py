@@ -11,7 +11,7 @@ from dotenv import dotenv_values
 
 from reviewbot.catalogue import DEFAULT_PRICES, Price
 from reviewbot.errors import ConfigError
-from reviewbot.settings import parse as p
+from reviewbot.settings import parsers as p
 from reviewbot.settings.declare import env, read
 
 DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.5"
