@@ -19,6 +19,7 @@ from redis import Redis
 
 from reviewbot.errors import DiffError
 from reviewbot.model import Usage
+from reviewbot.observe.metrics import PREFIX as METRICS_PREFIX
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import parse_diff, render_numbered
 from reviewbot.review.findings.anchoring import anchor
@@ -60,8 +61,10 @@ class Hook:
         return self.loop.run_until_complete(self.client.post("/webhooks/github", content=body, headers=headers))
 
     def state(self) -> tuple[int, int]:
-        """(keys in Redis, queued jobs): an enqueue, or any other write, changes it."""
-        return int(self.redis.dbsize()), int(self.redis.zcard("arq:queue"))
+        """(keys in Redis, queued jobs): an enqueue, or any other write, changes it. The metrics counters are left
+        out: counting refused deliveries is their job, and the first refusal of a run creates their key."""
+        keys = sum(1 for key in self.redis.scan_iter(count=1000) if not key.startswith(METRICS_PREFIX.encode()))
+        return keys, int(self.redis.zcard("arq:queue"))
 
     def close(self) -> None:
         self.loop.run_until_complete(self.client.aclose())
