@@ -15,6 +15,7 @@ from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.tools import RepoTools
 from reviewbot.inference.verify_request import StructuredVerifier
+from reviewbot.learnings import Learnings, from_config
 from reviewbot.observe.jobcontext import note_review
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
@@ -23,12 +24,14 @@ from reviewbot.queue.post_review import already_posted, publish
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.queue.sources import base_snapshot
 from reviewbot.review.config import (
+    RepoConfig,
     context_options,
     precision,
     with_security,
 )
 from reviewbot.review.diff.parse import parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id, run_review
+from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.security import SECURITY_TRIGGER
 from reviewbot.review.prompt.calibration import prompt_chars
 from reviewbot.review.prompt.sections import PromptInput
@@ -144,6 +147,12 @@ async def _crashed(check: CheckRun, job: dict[str, Any]) -> None:
     await check.fail("an internal error in reviewbot (see the worker's log)")
 
 
+async def _learnings(redis: Any, repo: str, config: RepoConfig) -> tuple[Learning, ...]:
+    """Dismissals remembered from review threads, then those written in the configuration file."""
+    remembered = tuple(s.learning for s in await Learnings(redis).of(repo))
+    return remembered + from_config(config.learnings)
+
+
 def review_time(job_timeout: float) -> float:
     """What a review may take: a little less than arq's limit (10%, 1 to 30 s), leaving time to end its check run."""
     return max(job_timeout / 2, job_timeout - min(30.0, max(1.0, job_timeout / 10)))
@@ -195,6 +204,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
         return {"outcome": "superseded"}
     outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
                             config=config, run_id=request.run, full=full,
-                            config_errors=tuple(loaded.errors), unseen=tuple(unseen))
+                            config_errors=tuple(loaded.errors), unseen=tuple(unseen),
+                            learnings=await _learnings(redis, repo, config))
     await redis.delete(keys.security_key(job_id))
     return {**outcome, "usage": result.report.usage.as_json()}

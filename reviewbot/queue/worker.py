@@ -25,6 +25,7 @@ from reviewbot.inference.structured import StructuredReviewer, Tools
 from reviewbot.observe.jobcontext import record_request, watch_port
 from reviewbot.queue import keys
 from reviewbot.queue.comment_job import handle_command
+from reviewbot.queue.conversation_job import answer_thread
 from reviewbot.queue.observed import observed
 from reviewbot.queue.review_job import review_pull_request
 from reviewbot.queue.slots import InstallationSlots
@@ -109,7 +110,10 @@ def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, hand
         # arq's try counter also counts waits for a free slot; real failures have their own budget (retries.py).
         # observed(): metrics for every try, and one ledger record per review however it ends.
         functions=[func(observed(review_pull_request, "review"), name=keys.REVIEW_FUNCTION, max_tries=10_000),
-                   func(observed(handle_command, "command"), name=keys.COMMAND_FUNCTION, max_tries=10_000)],
+                   func(observed(handle_command, "command"), name=keys.COMMAND_FUNCTION, max_tries=10_000),
+                   # observed(..., "conversation"): each answer's cost is a `conversation` ledger record
+                   func(observed(answer_thread, "conversation"), name=keys.CONVERSATION_FUNCTION,
+                        max_tries=10_000)],
         redis_settings=redis_settings(redis_url),
         on_startup=startup,
         on_shutdown=shutdown,
