@@ -209,6 +209,12 @@ class FakeGitHub(GitHubState):
         with self.lock:
             return github_issues.add_comment(self, repo, number, body, author)
 
+    def add_review_reply(self, repo: str, number: int, parent_id: int, body: str, *,
+                         author: str = "maintainer-mo") -> dict[str, Any]:
+        """A person's reply in a review thread (then deliver `pull_request_review_comment` for it)."""
+        with self.lock:
+            return github_reviews.add_reply(self, repo, number, parent_id, body, author)
+
     def add_delivery(self, guid: str, status_code: int, *, event: str = "pull_request",
                      action: str | None = "opened", delivered_at: str | None = None,
                      redelivery: bool = False) -> dict[str, Any]:
