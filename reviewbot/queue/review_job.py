@@ -22,6 +22,7 @@ from reviewbot.queue.checkrun import CheckRun
 from reviewbot.queue.gates import AUTOMATIC, automatic_skip, load_config, only_merged_base, superseded
 from reviewbot.queue.post_review import already_posted, publish
 from reviewbot.queue.request import ReviewRequest
+from reviewbot.queue.screenshots import screenshots
 from reviewbot.queue.sources import base_snapshot
 from reviewbot.review.config import (
     RepoConfig,
@@ -186,11 +187,12 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
     tools = RepoTools(root) if root is not None and deps.settings.max_tool_turns > 0 else None
     options = context_options(config, deps.settings.prompt_budget, [f.path for f in diff.files],
                               tools=tools is not None)
+    images, image_notes = await screenshots(port, deps.settings, repo, pull)
     prompt = PromptInput(title=pull.title, description=pull.body, diff=diff, base_files={}, snapshot=snapshot,
-                         options=options, chars_per_token=calibration.chars_per_token)
+                         options=options, chars_per_token=calibration.chars_per_token, notes=tuple(image_notes))
     review_input = ReviewInput(prompt=prompt, affinity=affinity_id("pr", request.installation_id, repo, number),
                                previous_layout=await stores.load_layout(layout_key), precision=precision(config))
-    reviewer = deps.reviewer(job_id, tools)
+    reviewer = deps.reviewer(job_id, tools, images)
     result = await run_review(review_input, reviewer, StructuredVerifier(reviewer))
     note_review(result.report)  # observe: files and findings for the usage ledger
     await deps.budget.record(request.installation_id, result.report.usage)

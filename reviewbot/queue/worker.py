@@ -57,11 +57,13 @@ class Deps:
         # observe: the port's last rate-limit headers feed the gauge
         return watch_port(GitHubPort(credentials, self.settings.github_api_url, limits=self.limits))
 
-    def reviewer(self, scope: str, tools: Tools | None = None) -> StructuredReviewer:
-        """A reviewer for one job: its memo lets a re-run job replay answers that came through the queue."""
+    def reviewer(self, scope: str, tools: Tools | None = None,
+                 images: list[dict[str, Any]] | None = None) -> StructuredReviewer:
+        """A reviewer for one job: its memo lets a re-run job replay answers that came through the queue;
+        `images` (content parts) go after the diff in every request of the review."""
         return StructuredReviewer(self.client, memo=RedisMemo(self.redis, scope), tools=tools,
                                   max_turns=self.settings.max_tool_turns,
-                                  token_budget=self.settings.review_token_budget)
+                                  token_budget=self.settings.review_token_budget, images=images)
 
     async def aclose(self) -> None:
         await self.http.aclose()

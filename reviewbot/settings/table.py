@@ -87,6 +87,9 @@ class Settings:
                                      "Questions answered in review threads per pull request per day (UTC).")
     conversation_user_limit: int = env("REVIEWBOT_CONVERSATION_USER_LIMIT", p.count, 10,
                                        "Questions answered in review threads per person per repository per day.")
+    vision: str = env("REVIEWBOT_VISION", p.choice("auto", "on", "off"), "auto",
+                      "Send PR-description screenshots to the model: auto (when the model is known to read images), "
+                      "on, off.")
     max_images: int = env("REVIEWBOT_MAX_IMAGES", p.count, 3,
                           "GitHub-hosted images from a PR description sent to a model that reads images (0: none).")
     max_image_bytes: int = env("REVIEWBOT_MAX_IMAGE_BYTES", p.count, 5_000_000,

@@ -218,3 +218,12 @@ def add_reply(state: GitHubState, repo: str, number: int, parent_id: int, body: 
              "author_association": "MEMBER"}
     state.review_comments[key].append(reply)
     return reply
+
+
+def get_attachment(state: GitHubState, call: Call) -> Reply:
+    """`https://github.com/user-attachments/assets/<id>`: an attachment, for a token that may read the repository.
+    (GitHub redirects to signed storage; serving the bytes here keeps the fake to one host.)"""
+    found = state.attachments.get(call.params["asset_id"])
+    if found is None:
+        raise not_found()
+    return Reply(text=found[1], media_type=found[0])
