@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reviewbot.review.config import LearningRule
 from reviewbot.review.findings.dismissals import Learning, normalise_rule
+
+if TYPE_CHECKING:  # the web process (dashboard) reads learnings without loading the configuration schema
+    from reviewbot.review.config import LearningRule
 
 PREFIX = "reviewbot:learnings:"  # + repo → hash: code key (or `rule:…`) → JSON
 

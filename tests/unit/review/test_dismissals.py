@@ -40,3 +40,16 @@ def test_a_configured_rule_matches_titles_containing_its_words_under_its_glob() 
     assert held_back("", "app/calc.py", "Divides by the item count", [learning])
     assert not held_back("", "lib/calc.py", "Divides by the item count", [learning])
     assert not held_back("", "app/calc.py", "Divides by zero", [learning])
+
+
+def test_the_configuration_file_may_list_learnings_and_the_schema_says_so() -> None:
+    from reviewbot.learnings import from_config
+    from reviewbot.review.config import json_schema, parse_config
+
+    loaded = parse_config("learnings:\n  - rule: Divides by the item count\n    path: 'app/*.py'\n"
+                          "    reason: average\n")
+    assert loaded.errors == []
+    [learning] = from_config(loaded.config.learnings)
+    assert (learning.rule, learning.path, learning.source) == ("divides by the item count", "app/*.py", "config")
+    assert parse_config("learnings:\n  - rul: typo\n").errors  # strict: a misspelled key is an error
+    assert '"learnings"' in json_schema()
