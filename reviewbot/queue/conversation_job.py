@@ -10,6 +10,7 @@ from arq import Retry
 
 from reviewbot.app.identity import APP_SLUG_KEY
 from reviewbot.errors import PermanentError, RetryableError
+from reviewbot.inference.memo import RedisMemo
 from reviewbot.learnings import Learnings
 from reviewbot.queue import keys, retries
 from reviewbot.queue.comment_job import MAY_SPEND
@@ -99,6 +100,7 @@ async def _answer(deps: Deps, port: GitHubPort, redis: Any, installation_id: int
     body, usage = await ask_model(deps, port, redis, installation_id, repo, number, thread, job_id, bot)
     await deps.budget.record(installation_id, usage)
     await port.reply_to_review_comment(repo, number, int(thread[0]["id"]), body)
+    await RedisMemo(redis, job_id).clear()  # kept only so that a retry after a failed reply does not pay again
     log.info("thread answered", extra={"repo": repo, "pr": number, "cached_tokens": usage.cached_tokens,
                                        "prompt_tokens": usage.prompt_tokens})
     return {"outcome": "answered", "usage": usage.as_json()}

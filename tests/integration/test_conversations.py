@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
@@ -48,9 +49,11 @@ async def test_a_collaborators_question_is_answered_in_the_thread_on_the_reviews
     pull, root = await reviewed(web, settings, redis_url, fake_github, fake_model)
     [review_request] = fake_model.review_requests()
     event = reply_event(fake_github, pull, root, "@reviewbot-test why is this a bug? callers check first.")
+    started = time.monotonic()
     response = deliver(web, "pull_request_review_comment", event)
     assert response.status_code == 202 and response.json()["status"] == "queued"
     await run_worker_until_idle(settings, redis_url)
+    assert time.monotonic() - started < 60
 
     [answer] = replies(fake_github, root, fake_github.bot_login)
     assert "division raises" in answer["body"]
