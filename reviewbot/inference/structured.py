@@ -13,6 +13,7 @@ from reviewbot.inference.client import ChatResult, ModelClient
 from reviewbot.inference.memo import RequestMemo
 from reviewbot.model import ModelAnswer, Usage
 from reviewbot.review.findings.schema import REVIEW_SCHEMA, OutputInvalid, ReviewOutput, parse_review_output
+from reviewbot.review.prompt.images import with_images
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -44,6 +45,7 @@ class StructuredReviewer:
     tools: Tools | None = None
     max_turns: int = 8
     token_budget: int = 600_000
+    images: list[dict[str, Any]] | None = None  # content parts added after the first user message's text
 
     async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer[ReviewOutput]:
         output, usage, model = await self.converse(messages, affinity, parse_review_output, RESPONSE_FORMATS)
@@ -93,6 +95,7 @@ class StructuredReviewer:
     async def _ask(self, conversation: list[dict[str, Any]], affinity: str, final: bool,
                    formats: tuple[dict[str, Any], ...]) -> ChatResult:
         tools = self.tools.definitions() if self.tools is not None else None
+        conversation = with_images(conversation, self.images or [])
         messages = [*conversation, {"role": "user", "content": FINAL_TURN}] if final and tools else conversation
         while True:
             form_index = self.client.form_index

@@ -8,6 +8,7 @@ from typing import Any
 PREFIX = "reviewbot"
 REVIEW_FUNCTION = "review_pull_request"
 COMMAND_FUNCTION = "handle_command"
+CONVERSATION_FUNCTION = "answer_thread"
 DELIVERY_TTL = 4 * 86_400  # GitHub lets you redeliver for 3 days (7 in newer docs for Apps); keep ids longer
 STATE_TTL = 30 * 86_400
 
@@ -19,6 +20,20 @@ def review_job_id(repo: str, number: int, head_sha: str) -> str:
 
 def command_job_id(repo: str, comment_id: int) -> str:
     return f"{PREFIX}:command:{repo}:{comment_id}"
+
+
+def conversation_job_id(repo: str, comment_id: int) -> str:
+    return f"{PREFIX}:conversation:{repo}:{comment_id}"
+
+
+def conversation_count_key(scope: str, day: str) -> str:
+    """Questions answered per day, per PR (`acme/widgets#7`) or per user (`acme/widgets@alice`)."""
+    return f"{PREFIX}:conversations:{scope}:{day}"
+
+
+def learnings_key(repo: str) -> str:
+    """The repository's remembered dismissals: code key (or rule) → JSON."""
+    return f"{PREFIX}:learnings:{repo}"
 
 
 def delivery_key(guid: str) -> str:
@@ -64,8 +79,6 @@ def check_run_key(repo: str, head_sha: str) -> str:
 
 def check_result_key(repo: str, head_sha: str) -> str:
     return f"{PREFIX}:check-result:{repo}@{head_sha}"
-
-
 
 
 def serialize(obj: Any) -> bytes:

@@ -13,6 +13,7 @@ from reviewbot.errors import GitHubError
 from reviewbot.queue.checkrun import CheckRun
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
+from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.fingerprints import read_marker
 from reviewbot.review.publish.markdown import Links, ReviewReport
 from reviewbot.review.publish.posting import Existing, Publication, plan, without_inline
@@ -42,7 +43,8 @@ async def already_posted(port: GitHubPort, repo: str, number: int, head_sha: str
 
 async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha: str, report: ReviewReport,
                   diff: ParsedDiff, config: RepoConfig, run_id: str, full: bool,
-                  config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = ()) -> dict[str, Any]:
+                  config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = (),
+                  learnings: tuple[Learning, ...] = ()) -> dict[str, Any]:
     repo, number = check.repo, pull.number
     earlier = review_markers(await port.list_reviews(repo, number))
     threads = await port.review_threads(repo, number)
@@ -56,7 +58,7 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
     links = Links(head=f"{html}/blob/{head_sha}", base=f"{html}/blob/{pull.base_sha}") if html else Links()
     publication = plan(report, diff, head_sha=head_sha, config=config, run_id=run_id, existing=existing,
                        changed_lines=changed, head_files=head_files, links=links, config_errors=config_errors,
-                       unseen=unseen)
+                       unseen=unseen, learnings=learnings)
     await check.remember(publication.conclusion, publication.title, publication.summary)
     review_id = await _post(port, repo, number, publication)
     resolved = await _resolve_fixed(port, repo, number, threads, publication, head_sha)
@@ -64,6 +66,7 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
                                      if resolved else "")
     await check.complete(publication.conclusion, publication.title, summary, annotations=publication.annotations)
     return {"outcome": "reviewed", "review_id": review_id, "comments": len(publication.payload["comments"]),
+            "dismissed": publication.dismissed,
             "resolved": resolved, "incremental": changed is not None}
 
 

@@ -15,20 +15,24 @@ from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.tools import RepoTools
 from reviewbot.inference.verify_request import StructuredVerifier
+from reviewbot.learnings_store import Learnings, from_config
 from reviewbot.observe.jobcontext import note_review
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
 from reviewbot.queue.gates import AUTOMATIC, automatic_skip, load_config, only_merged_base, superseded
 from reviewbot.queue.post_review import already_posted, publish
 from reviewbot.queue.request import ReviewRequest
+from reviewbot.queue.screenshots import screenshots
 from reviewbot.queue.sources import base_snapshot
 from reviewbot.review.config import (
+    RepoConfig,
     context_options,
     precision,
     with_security,
 )
 from reviewbot.review.diff.parse import parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id, run_review
+from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.security import SECURITY_TRIGGER
 from reviewbot.review.prompt.calibration import prompt_chars
 from reviewbot.review.prompt.sections import PromptInput
@@ -144,6 +148,12 @@ async def _crashed(check: CheckRun, job: dict[str, Any]) -> None:
     await check.fail("an internal error in reviewbot (see the worker's log)")
 
 
+async def _learnings(redis: Any, repo: str, config: RepoConfig) -> tuple[Learning, ...]:
+    """Dismissals remembered from review threads, then those written in the configuration file."""
+    remembered = tuple(s.learning for s in await Learnings(redis).of(repo))
+    return remembered + from_config(config.learnings)
+
+
 def review_time(job_timeout: float) -> float:
     """What a review may take: a little less than arq's limit (10%, 1 to 30 s), leaving time to end its check run."""
     return max(job_timeout / 2, job_timeout - min(30.0, max(1.0, job_timeout / 10)))
@@ -177,11 +187,12 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
     tools = RepoTools(root) if root is not None and deps.settings.max_tool_turns > 0 else None
     options = context_options(config, deps.settings.prompt_budget, [f.path for f in diff.files],
                               tools=tools is not None)
+    images, image_notes = await screenshots(port, deps.settings, repo, pull)
     prompt = PromptInput(title=pull.title, description=pull.body, diff=diff, base_files={}, snapshot=snapshot,
-                         options=options, chars_per_token=calibration.chars_per_token)
+                         options=options, chars_per_token=calibration.chars_per_token, notes=tuple(image_notes))
     review_input = ReviewInput(prompt=prompt, affinity=affinity_id("pr", request.installation_id, repo, number),
                                previous_layout=await stores.load_layout(layout_key), precision=precision(config))
-    reviewer = deps.reviewer(job_id, tools)
+    reviewer = deps.reviewer(job_id, tools, images)
     result = await run_review(review_input, reviewer, StructuredVerifier(reviewer))
     note_review(result.report)  # observe: files and findings for the usage ledger
     await deps.budget.record(request.installation_id, result.report.usage)
@@ -195,6 +206,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
         return {"outcome": "superseded"}
     outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
                             config=config, run_id=request.run, full=full,
-                            config_errors=tuple(loaded.errors), unseen=tuple(unseen))
+                            config_errors=tuple(loaded.errors), unseen=tuple(unseen),
+                            learnings=await _learnings(redis, repo, config))
     await redis.delete(keys.security_key(job_id))
     return {**outcome, "usage": result.report.usage.as_json()}

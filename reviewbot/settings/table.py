@@ -83,6 +83,20 @@ class Settings:
     thinking: bool | None = env("REVIEWBOT_MODEL_THINKING", p.switch, None,
                                 "`on`/`off`: the model's thinking switch.", shown="unset")
     max_tool_turns: int = env("REVIEWBOT_MAX_TOOL_TURNS", p.count, 8, "Tool turns before the model must answer.")
+    conversation_pr_limit: int = env("REVIEWBOT_CONVERSATION_PR_LIMIT", p.count, 20,
+                                     "Questions answered in review threads per pull request per day (UTC).")
+    conversation_user_limit: int = env("REVIEWBOT_CONVERSATION_USER_LIMIT", p.count, 10,
+                                       "Questions answered in review threads per person per repository per day.")
+    vision: str = env("REVIEWBOT_VISION", p.choice("auto", "on", "off"), "auto",
+                      "Send PR-description screenshots to the model: auto (when the model is known to read images), "
+                      "on, off.")
+    max_images: int = env("REVIEWBOT_MAX_IMAGES", p.count, 3,
+                          "GitHub-hosted images from a PR description sent to a model that reads images (0: none).")
+    max_image_bytes: int = env("REVIEWBOT_MAX_IMAGE_BYTES", p.count, 5_000_000,
+                               "Largest image downloaded, and the most bytes of images one review downloads.")
+    max_image_pixels: int = env("REVIEWBOT_MAX_IMAGE_PIXELS", p.count, 40_000_000,
+                                "Images with more pixels are skipped (decompression bombs); others are downscaled "
+                                "to at most 1,568 px on the long side.")
     review_token_budget: int = env("REVIEWBOT_REVIEW_TOKEN_BUDGET", p.count, 600_000,
                                    "Prompt tokens one review may spend over all its turns.")
     max_completion_tokens: int = env("REVIEWBOT_MAX_COMPLETION_TOKENS", p.count, 16_000,

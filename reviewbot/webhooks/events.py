@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from reviewbot.comment_commands import Command, parse_command
 from reviewbot.queue.request import ReviewRequest
+from reviewbot.webhooks.review_comments import ThreadReply, review_comment
 
 T = TypeVar("T")
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
@@ -60,7 +61,7 @@ class Ping:
     zen: str
 
 
-Decision = ReviewRequest | CommentCommand | Rerun | Closed | Ignored | Accepted | Ping
+Decision = ReviewRequest | CommentCommand | ThreadReply | Rerun | Closed | Ignored | Accepted | Ping
 
 
 def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> Decision:
@@ -74,6 +75,9 @@ def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> De
         return handler(payload)
     if event == "issue_comment":
         return _issue_comment(payload, names)
+    if event == "pull_request_review_comment":
+        reply = review_comment(payload, names, _field)
+        return Ignored(reply) if isinstance(reply, str) else reply
     return Ignored(f"event {event!r} is not handled")
 
 

@@ -16,6 +16,7 @@ from reviewbot.queue.enqueue import enqueue_review
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.settings import Settings
 from reviewbot.webhooks.events import Closed, CommentCommand, Decision, Rerun
+from reviewbot.webhooks.review_comments import ThreadReply
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,13 @@ class Intake:
                 keys.COMMAND_FUNCTION, decision.installation_id, decision.repo, decision.number,
                 decision.comment_id, decision.author, decision.trusted, decision.command.verb,
                 decision.command.name, _job_id=job_id, **delivery_kwarg())  # observe: delivery id on its logs
+            return Outcome(202, {"status": "queued" if job else "already queued", "job_id": job_id})
+        if isinstance(decision, ThreadReply):
+            job_id = keys.conversation_job_id(decision.repo, decision.comment_id)
+            job = await self.pool.enqueue_job(
+                keys.CONVERSATION_FUNCTION, decision.installation_id, decision.repo, decision.number,
+                decision.comment_id, decision.root_id, decision.author, decision.trusted, decision.mentioned,
+                decision.dismissal, _job_id=job_id, **delivery_kwarg())
             return Outcome(202, {"status": "queued" if job else "already queued", "job_id": job_id})
         return Outcome(202, {"status": "ignored"})
 

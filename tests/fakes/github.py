@@ -66,6 +66,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", f"{_REPO}/tarball/{{ref:path}}", "token", github_repos.get_tarball),
     ("GET", "/_codeload/{owner}/{repo}/legacy.tar.gz/{sha}", "none", github_repos.get_codeload),
     ("GET", f"{_REPO}/collaborators/{{user}}/permission", "token", github_repos.get_permission),
+    ("GET", "/user-attachments/assets/{asset_id}", "token", github_reviews.get_attachment),
     ("GET", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.list_reviews),
     ("POST", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.create_review),
     ("GET", f"{_REPO}/pulls/{{number}}/comments", "token", github_reviews.list_review_comments),
@@ -208,6 +209,19 @@ class FakeGitHub(GitHubState):
         """A conversation comment by someone else (e.g. a `/review` command), as GitHub would store it."""
         with self.lock:
             return github_issues.add_comment(self, repo, number, body, author)
+
+    def add_review_reply(self, repo: str, number: int, parent_id: int, body: str, *,
+                         author: str = "maintainer-mo") -> dict[str, Any]:
+        """A person's reply in a review thread (then deliver `pull_request_review_comment` for it)."""
+        with self.lock:
+            return github_reviews.add_reply(self, repo, number, parent_id, body, author)
+
+    def add_attachment(self, data: bytes, content_type: str = "image/png") -> str:
+        """An uploaded attachment; returns its URL as the web UI would write it into a description."""
+        with self.lock:
+            asset = f"{len(self.attachments) + 1:08d}-fake-{secrets.token_hex(4)}"
+            self.attachments[asset] = (content_type, data)
+            return f"{self.base_url}/user-attachments/assets/{asset}"
 
     def add_delivery(self, guid: str, status_code: int, *, event: str = "pull_request",
                      action: str | None = "opened", delivered_at: str | None = None,

@@ -170,6 +170,8 @@ class GitHubState:
             self.redelivery_status: tuple[int, str] = (202, "OK")
             self.manifest_codes: dict[str, bytes] = {}
             self.resolved_threads: set[str] = set()
+            # Files attached to descriptions and comments: asset id -> (content type, bytes).
+            self.attachments: dict[str, tuple[str, bytes]] = {}
 
     def next_id(self) -> int:
         return next(self._ids)

@@ -100,6 +100,7 @@ class BodyNotes:
     unseen: tuple[str, ...] = ()
     links: Links = field(default_factory=Links)
     marker: str = ""
+    dismissed: int = 0  # held back because the team dismissed them before (threads or configuration)
 
 
 def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
@@ -137,6 +138,9 @@ def _notes(notes: BodyNotes) -> list[str]:
     said = []
     if notes.repeated:
         said.append(f"{notes.repeated} finding(s) already open on this pull request were not repeated")
+    if notes.dismissed:
+        said.append(f"{notes.dismissed} finding(s) were held back by remembered dismissals "
+                    "(`reviewbot learnings list` shows them)")
     if notes.earlier_code:
         said.append(f"{notes.earlier_code} finding(s) on code reviewed before were left out (incremental review)")
     if notes.below_threshold:

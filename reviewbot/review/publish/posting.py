@@ -11,6 +11,7 @@ from typing import Any
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff
 from reviewbot.review.findings.anchoring import Anchored, Placement
+from reviewbot.review.findings.dismissals import Learning, held_back
 from reviewbot.review.findings.fingerprints import anchored_code, code_key, fingerprint, marker
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
 from reviewbot.review.publish.markdown import (
@@ -45,19 +46,26 @@ class Publication:
     summary: str
     annotations: list[dict[str, Any]]
     current_keys: frozenset[str] = field(default_factory=frozenset)  # fingerprints and code keys found now
+    dismissed: int = 0  # findings held back by remembered dismissals
 
 
 def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoConfig, run_id: str = "",
          existing: Existing | None = None, changed_lines: Mapping[str, set[int]] | None = None,
          head_files: Mapping[str, list[str]] | None = None, links: Links | None = None,
-         config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = ()) -> Publication:
-    """Decide every comment, the body, the annotations and the conclusion; one review request results."""
+         config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = (),
+         learnings: tuple[Learning, ...] = ()) -> Publication:
+    """Decide every comment, the body, the annotations and the conclusion; one review request results.
+    `learnings` are the repository's remembered dismissals: matching findings are held back and counted."""
     existing = existing or Existing()
     threshold = SEVERITY_RANK[config.severity_threshold]
     kept = [a for a in report.placement.inline if SEVERITY_RANK[a.finding.severity] <= threshold]
     outside = [f for f in report.placement.outside if SEVERITY_RANK[f.severity] <= threshold]
     below = len(report.placement.inline) + len(report.placement.outside) - len(kept) - len(outside)
     keys = {id(a): _keys(a, diff) for a in kept}
+    before = len(kept) + len(outside)
+    kept = [a for a in kept if not held_back(keys[id(a)][1], a.finding.path, a.finding.title, learnings)]
+    outside = [f for f in outside if not held_back("", f.path, f.title, learnings)]
+    dismissed = before - len(kept) - len(outside)
     fresh = [a for a in kept if not (set(keys[id(a)]) & (existing.fingerprints | existing.code_keys))]
     repeated = len(kept) - len(fresh)
     if changed_lines is not None:  # incremental: only lines this push changed
@@ -72,7 +80,8 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
     fps = sorted(keys[id(a)][0] for a in posted)
     review_marker = REVIEW_MARKER.format(json.dumps({"sha": head_sha, "run": run_id, "fps": fps}))
     notes = BodyNotes(overflow=tuple(overflow), repeated=repeated, earlier_code=earlier, below_threshold=below,
-                      config_errors=config_errors, unseen=unseen, links=links or Links(), marker=review_marker)
+                      config_errors=config_errors, unseen=unseen, links=links or Links(), marker=review_marker,
+                      dismissed=dismissed)
     body = review_body(shown, notes)
     current = [a.finding for a in kept] + outside
     conclusion = _conclusion(current, config)
@@ -81,7 +90,7 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
         payload={"commit_id": head_sha, "event": "COMMENT", "body": body, "comments": comments},
         conclusion=conclusion, title=check_title(shown), summary=summary,
         annotations=[_annotation(a) for a in kept if a.finding.side == "RIGHT"],
-        current_keys=frozenset(k for a in kept for k in keys[id(a)]))
+        current_keys=frozenset(k for a in kept for k in keys[id(a)]), dismissed=dismissed)
 
 
 def _keys(anchored: Anchored, diff: ParsedDiff) -> tuple[str, str]:
