@@ -9,7 +9,8 @@ PREFIX = "reviewbot"
 REVIEW_FUNCTION = "review_pull_request"
 COMMAND_FUNCTION = "handle_command"
 CONVERSATION_FUNCTION = "answer_thread"
-DELIVERY_TTL = 4 * 86_400  # GitHub lets you redeliver for 3 days (7 in newer docs for Apps); keep ids longer
+# GitHub keeps deliveries, and lets them be redelivered, for 7 days: ids and reviewed SHAs are kept a day longer.
+DELIVERY_TTL = 8 * 86_400
 STATE_TTL = 30 * 86_400
 
 
@@ -40,9 +41,14 @@ def delivery_key(guid: str) -> str:
     return f"{PREFIX}:delivery:{guid}"
 
 
-def latest_key(repo: str, number: int) -> str:
-    """The newest head SHA GitHub told us about for a PR, or `closed`; older jobs stop when they see it."""
-    return f"{PREFIX}:latest:{repo}#{number}"
+def reviewed_key(repo: str, number: int, head_sha: str, config_digest: str) -> str:
+    """Set once a SHA was reviewed under a configuration: automatic triggers of it cost nothing after that."""
+    return f"{PREFIX}:reviewed:{repo}#{number}@{head_sha}:{config_digest}"
+
+
+def command_count_key(scope: str, window: int) -> str:
+    """Review commands counted in one fixed window, per PR (`repo#n`) or per user (`user:login`)."""
+    return f"{PREFIX}:commands:{scope}:{window}"
 
 
 def full_key(job_id: str) -> str:

@@ -19,12 +19,13 @@ from reviewbot.learnings_store import Learnings, from_config
 from reviewbot.observe.jobcontext import note_review
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
-from reviewbot.queue.gates import AUTOMATIC, automatic_skip, load_config, only_merged_base, superseded
+from reviewbot.queue.gates import AUTOMATIC, automatic_skip, config_digest, load_config, only_merged_base
 from reviewbot.queue.post_review import already_posted, publish
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.queue.screenshots import screenshots
 from reviewbot.queue.sources import base_snapshot
 from reviewbot.review.config import (
+    LoadedConfig,
     RepoConfig,
     context_options,
     precision,
@@ -42,12 +43,15 @@ if TYPE_CHECKING:
     from reviewbot.queue.worker import Deps
 
 log = logging.getLogger(__name__)
+LAG_TRIES = 5  # tries (2 s apart) for GitHub's API to show the head a `synchronize` delivery announced
+LAG_DEFER_S = 2.0
 
 
 async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: str, number: int, head_sha: str,
                               trigger: str = "opened", full: bool = False, draft: bool = False,
                               before: str | None = None, run: str = "") -> dict[str, Any]:
-    """Review one PR at one head SHA; superseded, paused and draft work ends before any GitHub call.
+    """Review one PR at one head SHA; paused work ends before any GitHub call, and work that is not for the PR's
+    current head (as GitHub says), unwanted or already done ends before any check run or model request.
 
     `run` names the request (a delivery or comment id): a crashed job that runs again finds its own review
     already posted and does not post twice, while a new request for the same SHA reviews again."""
@@ -64,7 +68,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     limit = asyncio.timeout(review_time(deps.settings.job_timeout))
     try:
         async with limit:
-            return await _run(deps, port, redis, check, request, job_id, job)
+            return await _run(deps, port, redis, check, request, job_id, job, int(ctx.get("job_try") or 1))
     except Retry:
         raise
     except TimeoutError:
@@ -104,22 +108,30 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
 
 
 async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, request: ReviewRequest, job_id: str,
-               job: dict[str, Any]) -> dict[str, Any]:
+               job: dict[str, Any], job_try: int) -> dict[str, Any]:
     """`job` is the review's log fields."""
     installation_id, repo, number, head_sha = request.installation_id, request.repo, request.number, request.head_sha
-    if await superseded(redis, repo, number, head_sha):
-        log.info("review superseded before it started", extra=job)
-        return {"outcome": "superseded"}
     if request.trigger in AUTOMATIC and await redis.exists(keys.paused_key(repo, number)):
         return {"outcome": "paused"}
     pull = await port.get_pull(repo, number)
-    skip = await automatic_skip(port, repo, pull, request.trigger, request.draft)
+    if stale := await _not_the_head(check, request, pull, job, job_try):
+        return stale
+    loaded = await load_config(port, repo, pull.base_ref)
+    skip = automatic_skip(loaded.config, pull, request.trigger, request.draft)
     if skip:
         log.info("review not wanted", extra={**job, "reason": skip})
         return {"outcome": "skipped", "reason": skip}
+    reviewed = keys.reviewed_key(repo, number, head_sha, config_digest(loaded.config, deps.settings.model))
+    # Only an explicit request (a command, Re-run, or an upgrade of this job by one) reviews a reviewed SHA again:
+    # reopening, toggling draft or replaying a delivery under a new id costs nothing.
+    explicit = request.trigger not in AUTOMATIC or await redis.exists(keys.full_key(job_id), keys.security_key(job_id))
+    if not explicit and await redis.exists(reviewed):
+        log.info("this commit was already reviewed under this configuration", extra=job)
+        return {"outcome": "skipped", "reason": "already reviewed"}
     if await already_posted(port, repo, number, head_sha, request.run):
         # A re-run after a crash: the review is on the PR; finish the check run it may have left open.
         await check.complete_remembered()
+        await redis.set(reviewed, "1", ex=keys.DELIVERY_TTL)
         log.info("review already posted by an earlier run of this job", extra=job)
         return {"outcome": "already posted"}
     if spent := await deps.budget.exhausted(installation_id):
@@ -132,7 +144,9 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, reques
         log.info("review started", extra=job)
         await check.update("in_progress", "Review in progress", "reviewbot is reading the changes.")
         full = request.full or bool(await redis.getdel(keys.full_key(job_id)))
-        outcome = await _review(deps, port, redis, check, request, job_id, pull, full)
+        outcome = await _review(deps, port, redis, check, request, job_id, pull, loaded, full)
+        if outcome["outcome"] != "superseded":  # reviewed, or an "Update branch" whose earlier review stands
+            await redis.set(reviewed, "1", ex=keys.DELIVERY_TTL)
         outcome["full"] = full
     finally:
         await deps.slots.release(installation_id, job_id)
@@ -140,6 +154,23 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, reques
     await RedisMemo(redis, job_id).clear()
     log.info("review finished", extra={**job, "outcome": outcome["outcome"]})
     return outcome
+
+
+async def _not_the_head(check: CheckRun, request: ReviewRequest, pull: PullInfo, job: dict[str, Any],
+                        job_try: int) -> dict[str, Any] | None:
+    """None when the commit is still the open PR's head, as GitHub answers now; else why this job stands down.
+    Only GitHub's answer counts, never the order deliveries arrived in: the head's own job reviews it."""
+    if pull.state == "open" and pull.head_sha == request.head_sha:
+        return None
+    if pull.state == "open" and request.before == pull.head_sha and job_try < LAG_TRIES:
+        # The push's own webhook arrived, but GitHub's API still answers with the previous head: ask again.
+        log.info("GitHub does not show this push yet; asking again", extra=job)
+        raise Retry(defer=LAG_DEFER_S)
+    why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
+    # An earlier try (killed, or waiting for a slot) may have opened this commit's check run: end it.
+    await check.complete_if_open("skipped", "Review skipped", f"Skipped: {why}.")
+    log.info("review stands down: not the pull request's head", extra={**job, "reason": why})
+    return {"outcome": "superseded", "reason": why}
 
 
 async def _crashed(check: CheckRun, job: dict[str, Any]) -> None:
@@ -160,12 +191,8 @@ def review_time(job_timeout: float) -> float:
 
 
 async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, request: ReviewRequest, job_id: str,
-                  pull: PullInfo, full: bool) -> dict[str, Any]:
+                  pull: PullInfo, loaded: LoadedConfig, full: bool) -> dict[str, Any]:
     repo, number, head_sha = request.repo, request.number, request.head_sha
-    if pull.state != "open" or pull.head_sha != head_sha:
-        why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
-        await check.complete("skipped", "Review skipped", f"Skipped: {why}.")
-        return {"outcome": "superseded"}
     before = request.before
     if request.trigger == "synchronize" and before and await only_merged_base(port, repo, head_sha, before,
                                                                              pull.base_sha):
@@ -173,7 +200,6 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
                              f"pull request; the review of {before[:7]} still applies. Comment `review` to "
                              "the app to review again.")
         return {"outcome": "skipped", "reason": "update branch"}
-    loaded = await load_config(port, repo, pull.base_ref)
     # `@app security-review` (its trigger, or an upgrade of an already queued review) → security mode
     security = request.trigger == SECURITY_TRIGGER or bool(await redis.get(keys.security_key(job_id)))
     config = with_security(loaded.config) if security else loaded.config
@@ -200,7 +226,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
     if result.report.usage.requests == 1:  # one request: its prompt_tokens measure exactly what we estimated
         sent = prompt_chars(result.prompt.messages, tools.definitions() if tools is not None else None)
         await stores.observe(deps.settings.model, sent, result.report.usage.prompt_tokens)
-    if await superseded(redis, repo, number, head_sha) and (await port.get_pull(repo, number)).head_sha != head_sha:
+    if (await port.get_pull(repo, number)).head_sha != head_sha:  # GitHub's word, however the deliveries came
         await check.complete("cancelled", "Review cancelled", "A newer commit was pushed while this one was being "
                              "reviewed; the newer commit is reviewed instead.")
         return {"outcome": "superseded"}

@@ -9,6 +9,7 @@ installation or personal token) before its endpoint runs. Unknown paths are 404 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import secrets
@@ -35,6 +36,7 @@ from tests.fakes.diffs import git_diff
 from tests.fakes.github_core import JSON_MEDIA, ApiError, Call, Identity, Reply, not_found, now_iso
 from tests.fakes.github_state import (
     DEFAULT_PERMISSIONS,
+    Delay,
     Fault,
     GitHubState,
     Installation,
@@ -258,6 +260,20 @@ class FakeGitHub(GitHubState):
 
         return app
 
+    def set_state(self, repo: str, number: int, state: str) -> dict[str, Any]:
+        """Close (`closed`) or reopen (`open`) a pull request, as its author would on GitHub."""
+        with self.lock:
+            pr = self.pull(repo, number)
+            pr.state = state
+            pr.updated_at = now_iso()
+            return github_repos.pull_json(self, pr)
+
+    def slow(self, method: str, path_regex: str, seconds: float, times: int = 1) -> None:
+        """The next `times` matching requests get the answer computed when they arrive, `seconds` later: what
+        a client sees when its answer is overtaken by a change made meanwhile."""
+        with self.lock:
+            self.delays.append(Delay(method.upper(), re.compile(path_regex), seconds, times))
+
     def expire_tokens(self) -> None:
         """Every installation token issued so far now answers 401 Bad credentials."""
         with self.lock:
@@ -291,7 +307,14 @@ class FakeGitHub(GitHubState):
             raw = await request.body()
             # Handlers are synchronous and never await, so holding the lock here serialises whole requests.
             with self.lock:
-                return self._dispatch(request, raw, auth, handler)
+                response = self._dispatch(request, raw, auth, handler)
+                delay = next((d for d in self.delays if d.remaining > 0 and d.method in ("*", request.method)
+                              and d.pattern.fullmatch(request.url.path)), None)
+                if delay is not None:
+                    delay.remaining -= 1
+            if delay is not None:
+                await asyncio.sleep(delay.seconds)
+            return response
 
         return endpoint
 

@@ -71,6 +71,15 @@ class Fault:
 
 
 @dataclass
+class Delay:
+    """The real answer, computed on arrival and sent `seconds` later: a slow network or a slow replica."""
+    method: str
+    pattern: re.Pattern[str]
+    seconds: float
+    remaining: int
+
+
+@dataclass
 class RateWindow:
     used: int
     reset_at: int
@@ -162,6 +171,7 @@ class GitHubState:
             self.requests: list[RecordedCall] = []
             self.request_times: list[float] = []  # epoch seconds of arrival, parallel to `requests`
             self.faults: list[Fault] = []
+            self.delays: list[Delay] = []
             self.rate_windows: dict[str, RateWindow] = {}
             self.rate_limit = 5000
             # The App's webhook deliveries (newest last), redelivery requests and manifest codes.
