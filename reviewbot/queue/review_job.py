@@ -113,7 +113,7 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, reques
     if skip:
         log.info("review not wanted", extra={**job, "reason": skip})
         return {"outcome": "skipped", "reason": skip}
-    if await already_posted(port, repo, number, head_sha, request.run):
+    if await already_posted(port, repo, number, head_sha, request.run, deps.settings.marker_key()):
         # A re-run after a crash: the review is on the PR; finish the check run it may have left open.
         await check.complete_remembered()
         log.info("review already posted by an earlier run of this job", extra=job)
@@ -194,7 +194,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
                              "reviewed; the newer commit is reviewed instead.")
         return {"outcome": "superseded"}
     outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
-                            config=config, run_id=request.run, full=full,
+                            config=config, run_id=request.run, full=full, key=deps.settings.marker_key(),
                             config_errors=tuple(loaded.errors), unseen=tuple(unseen))
     await redis.delete(keys.security_key(job_id))
     return {**outcome, "usage": result.report.usage.as_json()}
