@@ -29,6 +29,11 @@ def neutralize(text: str, policy: LinkPolicy | None = None) -> str:
     return safe_markdown(redact(text), policy)
 
 
+def plain(text: str) -> str:
+    """Text GitHub shows as is (check-run annotations): no secrets, no pings; Markdown would only show escapes."""
+    return re.sub(r"(?<![\w`])@(?=[A-Za-z0-9])", "@\u200d", redact(text))
+
+
 def neutralize_inline(text: str, policy: LinkPolicy | None = None) -> str:
     """The same, on one line: titles, list items, table cells."""
     return safe_inline(redact(text), policy)

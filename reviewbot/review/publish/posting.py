@@ -19,7 +19,7 @@ from reviewbot.review.publish.markdown import (
     check_title,
     code_span,
     comment_body,
-    neutralize_inline,
+    plain,
     posted_findings,
     review_body,
 )
@@ -117,8 +117,8 @@ def _annotation(anchored: Anchored) -> dict[str, Any]:
     f = anchored.finding
     return {"path": f.path, "start_line": anchored.start_line or anchored.line, "end_line": anchored.line,
             "annotation_level": ANNOTATION_LEVEL[f.severity],
-            "title": (("[unverified] " if f.unverified else "") + neutralize_inline(f.title))[:255],
-            "message": neutralize_inline(f.body)[:60_000] or neutralize_inline(f.title)}
+            "title": (("[unverified] " if f.unverified else "") + " ".join(plain(f.title).split()))[:255],
+            "message": plain(f.body)[:60_000] or plain(f.title)}
 
 
 def without_inline(payload: dict[str, Any], reason: str) -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import re
-import string
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any
@@ -13,9 +12,10 @@ from linkify_it import LinkifyIt  # type: ignore[import-untyped]
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
-# Escaping every punctuation character CommonMark or GitHub gives a meaning keeps text literal; quotes, commas and
-# the like never start a construct, and escaping them would only clutter the source.
-_SPECIAL = set(string.punctuation) - set("'\",;?/%=:@")
+# Characters that open a construct anywhere (code, emphasis, links, HTML, entities, tables, math) are always
+# escaped; the rest only where they could start a block or emphasis, so prose stays readable in the source.
+_ALWAYS = frozenset("\\`*[]<>&|~$#!")
+_AT_START = frozenset("-+=")
 _MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")  # GitHub's users and org/teams: a word character after @
 _INFO = re.compile(r"[^A-Za-z0-9_+.#-]")
 
@@ -164,4 +164,10 @@ def _text(text: str, policy: LinkPolicy) -> str:
 
 def _escape(text: str) -> str:
     text = _MENTION.sub("@\u200d", text.replace("\n", " "))
-    return "".join(f"\\{c}" if c in _SPECIAL else c for c in text)
+    out = []
+    for i, c in enumerate(text):
+        intraword = 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+        special = c in _ALWAYS or (c == "_" and not intraword) or (i == 0 and c in _AT_START) or \
+            (c in ".)" and text[:i].isdigit() and i > 0)  # "1." or "1)" would start a list
+        out.append(f"\\{c}" if special else c)
+    return "".join(out)
