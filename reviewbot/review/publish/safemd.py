@@ -63,7 +63,7 @@ def safe_inline(text: str, policy: LinkPolicy | None = None) -> str:
             parts.append(_inline(node, policy, one_line=True))
         elif node.type in ("fence", "code_block", "html_block"):
             parts.append(code_span(node.content))
-    return " ".join(" ".join(parts).split(" ")).strip()
+    return " ".join(p for p in parts if p).strip()
 
 
 def code_span(text: str) -> str:
