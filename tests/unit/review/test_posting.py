@@ -110,8 +110,8 @@ def test_incremental_comments_only_on_lines_the_push_changed() -> None:
 def test_threshold_outside_links_and_review_marker() -> None:
     findings = [make(severity="nit", title="tiny"), make(line=40, title="elsewhere")]
     links = Links(head="https://github.com/acme/widgets/blob/h")
-    publication = plan(report_for(*findings), DIFF, head_sha="h", key=KEY, config=RepoConfig(severity_threshold="minor"),
-                       links=links, run_id="guid-1")
+    publication = plan(report_for(*findings), DIFF, head_sha="h", key=KEY,
+                       config=RepoConfig(severity_threshold="minor"), links=links, run_id="guid-1")
     body = publication.payload["body"]
     assert "tiny" not in body and "1 finding(s) below the severity threshold" in body
     assert "(https://github.com/acme/widgets/blob/h/app/calc.py#L40)" in body
@@ -124,7 +124,8 @@ def test_threshold_outside_links_and_review_marker() -> None:
     ("critical", "major", "success")])
 def test_conclusion_policy(blocking: str | None, severity: str, conclusion: str) -> None:
     config = RepoConfig.model_validate({"blocking_severity": blocking})
-    assert plan(report_for(make(severity=severity)), DIFF, head_sha="h", key=KEY, config=config).conclusion == conclusion
+    publication = plan(report_for(make(severity=severity)), DIFF, head_sha="h", key=KEY, config=config)
+    assert publication.conclusion == conclusion
 
 
 def test_annotations_mirror_right_side_findings() -> None:
