@@ -164,12 +164,16 @@ class ModelClient:
     def _result(self, payload: dict[str, Any], latency: float, *, via_async: bool, affinity: str,
                 replay: bool = False) -> ChatResult:
         body = payload.get("result", payload) if isinstance(payload.get("result"), dict) else payload
+        served = str(body.get("model") or self.model)
         try:
             choice = body["choices"][0]
             message = choice.get("message") or {}
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            usage = usage_from_response(body, self.prices, self.model)
+            if self.on_request is not None and not replay and usage.prompt_tokens + usage.completion_tokens:
+                # Billed even though unusable: the hook counts it like any other paid request.
+                self.on_request(ChatResult(None, [], None, None, served, usage, latency, payload))
             raise ModelRetryable(f"model answered without a completion ({type(exc).__name__})") from None
-        served = str(body.get("model") or self.model)
         if served != self.model:
             log.warning("model served differs from requested (priced as served)",
                         extra={"requested": self.model, "served": served})

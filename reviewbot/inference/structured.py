@@ -59,7 +59,11 @@ class StructuredReviewer:
         usage, turns, repaired = Usage(), 0, False
         while True:
             final = self.tools is None or turns >= self.max_turns or usage.prompt_tokens >= self.token_budget
-            result = await self._ask(conversation, affinity, final, formats)
+            try:
+                result = await self._ask(conversation, affinity, final, formats)
+            except ModelPermanent as exc:  # the turns before were paid for: the caller must still count them
+                exc.usage = usage + exc.usage
+                raise
             usage = usage + result.usage
             if result.tool_calls and not final:
                 turns += 1
@@ -70,7 +74,7 @@ class StructuredReviewer:
             except OutputInvalid as exc:
                 if repaired:
                     raise ModelOutputError(f"the model's answer was not valid {what} JSON after a repair "
-                                           f"turn: {exc.errors}") from None
+                                           f"turn: {exc.errors}", usage=usage) from None
                 repaired = True
                 log.warning("model output invalid, asking for a repair", extra={"error": exc.errors[:200]})
                 conversation += [

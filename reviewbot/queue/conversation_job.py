@@ -49,7 +49,7 @@ async def answer_thread(ctx: dict[str, Any], installation_id: int, repo: str, nu
         if _login(thread[-1]) == bot or _login(thread[-1]).endswith("[bot]"):
             return {"outcome": "ignored", "reason": "the App never answers itself"}
         ours = _login(thread[0]) in (bot, "[bot]") or (bot == "[bot]" and _login(thread[0]).endswith("[bot]"))
-        ours = ours and read_marker(str(thread[0].get("body") or "")) is not None
+        ours = ours and read_marker(str(thread[0].get("body") or ""), deps.settings.marker_key()) is not None
         if dismissal and ours:
             outcome = await _dismiss(deps, port, redis, repo, number, thread[0], author, dismissal)
         elif mentioned:
@@ -74,7 +74,7 @@ async def answer_thread(ctx: dict[str, Any], installation_id: int, repo: str, nu
 async def _dismiss(deps: Deps, port: GitHubPort, redis: Any, repo: str, number: int, root: dict[str, Any],
                    author: str, reason: str) -> dict[str, Any]:
     """Remember the finding's code key and rule, acknowledge, resolve the thread: no model request."""
-    keys_ = read_marker(str(root.get("body") or ""))
+    keys_ = read_marker(str(root.get("body") or ""), deps.settings.marker_key())
     assert keys_ is not None  # checked by the caller
     title = _title(str(root.get("body") or ""))
     learning = Learning(rule=normalise_rule(title), code_key=keys_[1], path=str(root.get("path") or ""),

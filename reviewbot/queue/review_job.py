@@ -128,7 +128,7 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, reques
     if not explicit and await redis.exists(reviewed):
         log.info("this commit was already reviewed under this configuration", extra=job)
         return {"outcome": "skipped", "reason": "already reviewed"}
-    if await already_posted(port, repo, number, head_sha, request.run):
+    if await already_posted(port, repo, number, head_sha, request.run, deps.settings.marker_key()):
         # A re-run after a crash: the review is on the PR; finish the check run it may have left open.
         await check.complete_remembered()
         await redis.set(reviewed, "1", ex=keys.DELIVERY_TTL)
@@ -231,7 +231,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
                              "reviewed; the newer commit is reviewed instead.")
         return {"outcome": "superseded"}
     outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
-                            config=config, run_id=request.run, full=full,
+                            config=config, run_id=request.run, full=full, key=deps.settings.marker_key(),
                             config_errors=tuple(loaded.errors), unseen=tuple(unseen),
                             learnings=await _learnings(redis, repo, config))
     await redis.delete(keys.security_key(job_id))

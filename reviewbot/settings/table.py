@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,6 +33,11 @@ class Settings:
     github_webhook_secret: str | None = env(
         "GITHUB_WEBHOOK_SECRET", p.text, None, "Webhook secret; without it every delivery is refused (503).",
         secret=True)
+    marker_secret: str | None = env(
+        "REVIEWBOT_MARKER_SECRET", p.text, None,
+        "Key that authenticates the hidden markers in reviewbot's comments (fingerprints, reviewed SHA). Unset: "
+        "derived from GITHUB_WEBHOOK_SECRET (or the private key, or GITHUB_TOKEN). Changing it makes the next "
+        "review treat earlier findings as new.", secret=True, shown="derived from the webhook secret")
     github_api_url: str = env("GITHUB_API_URL", p.url, DEFAULT_GITHUB_API_URL,
                               "GitHub Enterprise: `https://HOST/api/v3` (GraphQL: `https://HOST/api/graphql`).")
     github_token: str | None = env("GITHUB_TOKEN", p.text, None, "Personal token for CLI one-offs.", secret=True)
@@ -195,9 +202,18 @@ class Settings:
         if missing:
             raise ConfigError(f"{what} needs: " + ", ".join(missing))
 
+    def marker_key(self) -> bytes:
+        """The HMAC key for hidden markers: only this server can write one that later reviews believe."""
+        for name, value in (("marker", self.marker_secret), ("webhook", self.github_webhook_secret),
+                            ("private-key", self.github_private_key), ("token", self.github_token)):
+            if value:
+                return hmac.new(value.encode(), f"reviewbot markers v1 {name}".encode(), hashlib.sha256).digest()
+        raise ConfigError("posting a review needs REVIEWBOT_MARKER_SECRET (or GITHUB_WEBHOOK_SECRET) to sign its "
+                          "hidden markers")
+
     @property
     def secrets(self) -> list[str]:
         """Values that must never appear in logs or output."""
-        values = [self.github_private_key, self.github_webhook_secret, self.github_token,
+        values = [self.github_private_key, self.github_webhook_secret, self.marker_secret, self.github_token,
                   self.cloudflare_api_token, self.dashboard_token]
         return [v for v in values if v]

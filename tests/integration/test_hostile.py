@@ -263,7 +263,7 @@ def test_diffs_parse_anchor_and_plan_or_fail_with_a_diff_error(text: str | bytes
     placement = anchor(data.draw(findings_for([f.path for f in diff.files])), diff)
     report = ReviewReport(summary=data.draw(TEXT), placement=placement, usage=Usage(), model="m",
                           files_reviewed=len(diff.files))
-    publication = plan(report, diff, head_sha="a" * 40, config=RepoConfig(max_comments=100), run_id="r")
+    publication = plan(report, diff, head_sha="a" * 40, config=RepoConfig(max_comments=100), run_id="r", key=b"k")
     for comment in publication.payload["comments"]:  # what GitHub would refuse with a 422 is never planned
         file = diff.file(comment["path"])
         assert file is not None and comment["line"] in file.commentable(comment["side"])
