@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -83,6 +84,7 @@ def _new_blocks(picks: list[Pick], index: RepoIndex, old: list[BlockSpec], cpt: 
     for spec in old:
         by_path.setdefault(spec.path, []).append(spec)
     out: list[Block] = []
+    reasons = Counter(p.reason for p in picks)
     for pick in picks:
         text = index.text(pick.path)
         if text is None:
@@ -99,5 +101,6 @@ def _new_blocks(picks: list[Pick], index: RepoIndex, old: list[BlockSpec], cpt: 
         spec = BlockSpec(pick.path, ranges, pick.reason)
         parsed = index.parsed(pick.path, force=True) if ranges is not None else None
         rendered = render_block(pick.path, text, parsed, ranges, pick.reason)
-        out.append(Block(spec, rendered, estimate_tokens(rendered, cpt) + 1, relevance=score(pick)))
+        relevance = score(pick, reasons[pick.reason])
+        out.append(Block(spec, rendered, estimate_tokens(rendered, cpt) + 1, relevance=relevance))
     return out

@@ -6,6 +6,9 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from reviewbot.review.context.index import is_test
+from reviewbot.review.context.languages import language_for
+
 Ranges = tuple[tuple[int, int], ...] | None  # None: the whole file
 
 
@@ -94,12 +97,20 @@ def diff_order(previous: Layout | None, texts: dict[str, str]) -> tuple[list[str
     """Diff files before and after the re-review's added context: the unchanged ones in their earlier order
     (on the side of it they were on), then the changed or new ones by path, last because they change again."""
     if previous is None:
-        return sorted(texts), []
+        return sorted(texts, key=volatility), []
     unchanged = [p for p in previous.diff_order if p in texts and previous.digest_of(f"diff:{p}") == digest(texts[p])]
     before = set(previous.diff_order[:previous.split])
     seen = set(unchanged)
     return ([p for p in unchanged if p in before],
-            [p for p in unchanged if p not in before] + sorted(p for p in texts if p not in seen))
+            [p for p in unchanged if p not in before] + sorted((p for p in texts if p not in seen), key=volatility))
+
+
+def volatility(path: str) -> tuple[int, str]:
+    """How likely a follow-up push is to touch a file again: prose and metadata least, then tests, code most
+    (review findings are about code). The first review orders its diff by this, so a push breaks the prefix late."""
+    if language_for(path) is None:
+        return (0, path)
+    return (1 if is_test(path) else 2, path)
 
 
 def covered(old: Ranges, new: Ranges) -> bool:

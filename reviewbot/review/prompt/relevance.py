@@ -22,15 +22,19 @@ TESTS_REASON = "tests of "
 TESTS_SCORE = 80.0
 
 
-def score(pick: Pick) -> float:
-    """The selection's strength (how the file relates to the change), lowered where the relation says little."""
+def score(pick: Pick, namesakes: int = 1) -> float:
+    """The selection's strength (how the file relates to the change), lowered where the relation says little.
+
+    `namesakes`: how many files were picked for the same reason; a test found by its name ranks high only when
+    it is the one file so named (in a large tree, `test_log.py` may test anything called log)."""
     if language_for(pick.path) is None and not pick.reason.startswith(CONFIG_REASON):
         return pick.strength * PROSE_FACTOR
     if pick.reason.startswith(BASE_REASON) and is_test(pick.path):
         return pick.strength * TEST_FACTOR
     if pick.reason.startswith(TESTS_REASON):  # the tests of changed code rank with its callees
         tested = pick.reason.removeprefix(TESTS_REASON)
-        return max(pick.strength, TESTS_SCORE) * (1.0 if language_for(tested) else PROSE_FACTOR)
+        strength = TESTS_SCORE if namesakes == 1 else pick.strength
+        return max(pick.strength, strength) * (1.0 if language_for(tested) else PROSE_FACTOR)
     return pick.strength
 
 
