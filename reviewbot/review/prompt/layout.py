@@ -54,7 +54,7 @@ class Layout:
                          "reason": b.reason} for b in self.context],
             "diff_order": list(self.diff_order),
             "blocks": [list(b) for b in self.blocks],
-            "late_from": self.early, "diff_split": self.split,
+            "late_from": self.late_from, "diff_split": self.diff_split,
         }
 
     @classmethod
