@@ -43,9 +43,9 @@ def left_out_reason(relevance: float, tokens: int) -> str | None:
     if relevance >= MUST_SCORE:
         return None
     if relevance < MIN_SCORE:
-        return f"weakly related (relevance {relevance:.0f} < {MIN_SCORE:.0f})"
+        return f"weakly related (relevance {int(relevance)} < {MIN_SCORE:.0f})"
     if relevance * 1_000 / max(tokens, 1) < MIN_DENSITY:
-        return f"too long for its relevance ({tokens:,} tokens at relevance {relevance:.0f})"
+        return f"too long for its relevance ({tokens:,} tokens at relevance {int(relevance)})"
     return None
 
 
