@@ -105,3 +105,12 @@ def diff_of(plan: Plan, path: str) -> str:
     start = user.index(f"--- {path}")
     end = user.find("\n\n", start)
     return user[start:end if end >= 0 else len(user)]
+
+
+def test_a_first_review_puts_the_files_a_push_most_likely_changes_last() -> None:
+    base = {**BASE, "docs/guide.md": "# Guide\n", "tests/test_core.py": "def test_fetch():\n    assert True\n"}
+    head = {**base, "app/core.py": CORE.replace("return url", "return url.strip()"),
+            "docs/guide.md": "# Guide\n\nFetch strips.\n",
+            "tests/test_core.py": "def test_fetch():\n    assert fetch(' a ') == 'a'\n"}
+    # Prose first, then tests, then code: follow-up pushes answer findings, which are about code.
+    assert plan_for(base, head).layout.diff_order == ("docs/guide.md", "tests/test_core.py", "app/core.py")
