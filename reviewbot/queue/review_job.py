@@ -9,11 +9,9 @@ from typing import TYPE_CHECKING, Any
 from arq import Retry
 from redis.exceptions import RedisError
 
-from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
-from reviewbot.inference.tools import RepoTools
 from reviewbot.inference.verify_request import StructuredVerifier
 from reviewbot.learnings_store import Learnings, from_config
 from reviewbot.observe.jobcontext import note_review
@@ -21,23 +19,18 @@ from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
 from reviewbot.queue.gates import AUTOMATIC, automatic_skip, config_digest, load_config, only_merged_base
 from reviewbot.queue.post_review import already_posted, publish
+from reviewbot.queue.pr_prompt import pr_prompt
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.queue.screenshots import screenshots
-from reviewbot.queue.sources import base_snapshot
 from reviewbot.review.config import (
     LoadedConfig,
     RepoConfig,
-    context_options,
-    precision,
     with_security,
 )
-from reviewbot.review.diff.parse import parse_diff
-from reviewbot.review.engine import ReviewInput, affinity_id, run_review
+from reviewbot.review.engine import run_review
 from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.security import SECURITY_TRIGGER
 from reviewbot.review.prompt.calibration import prompt_chars
-from reviewbot.review.prompt.sections import PromptInput
-from reviewbot.stores import RedisStores, pr_layout_key
 
 if TYPE_CHECKING:
     from reviewbot.queue.worker import Deps
@@ -203,26 +196,14 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
     # `@app security-review` (its trigger, or an upgrade of an already queued review) → security mode
     security = request.trigger == SECURITY_TRIGGER or bool(await redis.get(keys.security_key(job_id)))
     config = with_security(loaded.config) if security else loaded.config
-    diff_text, unseen = await load_diff(port, repo, number, pull.base_sha, pull.head_sha)
-    diff = parse_diff(diff_text)
-    # Context engine: the base tree from the repository cache, the PR's last layout, the calibrated estimate.
-    snapshot, root = await base_snapshot(deps, port, repo, pull, diff)
-    stores = RedisStores(redis)
-    layout_key = pr_layout_key(repo, number)
-    calibration = await stores.calibration(deps.settings.model)
-    tools = RepoTools(root) if root is not None and deps.settings.max_tool_turns > 0 else None
-    options = context_options(config, deps.settings.prompt_budget, [f.path for f in diff.files],
-                              tools=tools is not None)
     images, image_notes = await screenshots(port, deps.settings, repo, pull)
-    prompt = PromptInput(title=pull.title, description=pull.body, diff=diff, base_files={}, snapshot=snapshot,
-                         options=options, chars_per_token=calibration.chars_per_token, notes=tuple(image_notes))
-    review_input = ReviewInput(prompt=prompt, affinity=affinity_id("pr", request.installation_id, repo, number),
-                               previous_layout=await stores.load_layout(layout_key), precision=precision(config))
+    built = await pr_prompt(deps, port, redis, request.installation_id, repo, pull, config, tuple(image_notes))
+    review_input, diff, tools, stores = built.review_input, built.diff, built.tools, built.stores
     reviewer = deps.reviewer(job_id, tools, images)
     result = await run_review(review_input, reviewer, StructuredVerifier(reviewer))
     note_review(result.report)  # observe: files and findings for the usage ledger
     await deps.budget.record(request.installation_id, result.report.usage)
-    await stores.save_layout(layout_key, result.plan.layout)
+    await stores.save_layout(built.layout_key, result.plan.layout)
     if result.report.usage.requests == 1:  # one request: its prompt_tokens measure exactly what we estimated
         sent = prompt_chars(result.prompt.messages, tools.definitions() if tools is not None else None)
         await stores.observe(deps.settings.model, sent, result.report.usage.prompt_tokens)
@@ -232,7 +213,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
         return {"outcome": "superseded"}
     outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
                             config=config, run_id=request.run, full=full, key=deps.settings.marker_key(),
-                            config_errors=tuple(loaded.errors), unseen=tuple(unseen),
+                            config_errors=tuple(loaded.errors), unseen=built.unseen,
                             learnings=await _learnings(redis, repo, config))
     await redis.delete(keys.security_key(job_id))
     return {**outcome, "usage": result.report.usage.as_json()}
