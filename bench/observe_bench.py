@@ -33,7 +33,7 @@ from reviewbot.observe.metrics import (
     WEBHOOKS,
     Batch,
 )
-from reviewbot.observe.usage import summarize
+from reviewbot.observe.totals import summarize
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.settings import Settings
 

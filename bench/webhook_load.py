@@ -35,7 +35,7 @@ from readme import write_section
 from webhook_payload import pull_request_event
 
 from reviewbot.queue.embedded import EmbeddedRedis
-from reviewbot.queue.keys import latest_key, review_job_id
+from reviewbot.queue.keys import review_job_id
 from reviewbot.webhooks.signature import sign, verify
 
 SECRET = "bench-webhook-secret"
@@ -119,8 +119,10 @@ def check_burst(result: Result, plan: list[tuple[str, int, str]], redis_url: str
     with Redis.from_url(redis_url) as r:
         queued = {m.decode() for m in r.zrange("arq:queue", 0, -1)}
         jobs = [json.loads(r.get(f"arq:job:{job_id}") or b"null") for job_id in queued]
-        latest = {n: (r.get(latest_key("acme/widgets", n)) or b"").decode() for _, n, _ in plan}
-    lost = [n for n, sha in latest.items() if review_job_id("acme/widgets", n, sha) not in queued]
+    newest: dict[int, str] = {}
+    for _, n, sha in plan:  # a PR's pushes are numbered in their SHAs: the highest is its newest head
+        newest[n] = max(newest.get(n, ""), sha)
+    lost = [n for n, sha in newest.items() if review_job_id("acme/widgets", n, sha) not in queued]
     return {"answered": sum(1 for s in result.statuses if s in (200, 202)), "sent": len(plan),
             "answers": dict(Counter(statuses)), "jobs": len(queued), "expected_jobs": len(expected),
             "jobs_match": queued == expected and all(j and j["f"] == "review_pull_request" for j in jobs),

@@ -69,7 +69,7 @@ async def enqueue_all(redis_url: str, pulls: list[tuple[int, str, dict[str, Any]
         for installation, repo, pull in pulls:
             request = ReviewRequest(installation, repo, pull["number"], pull["head"]["sha"], trigger="opened",
                                     run=f"bench-{repo}-{pull['number']}")
-            await enqueue_review(pool, request, latest=True)
+            await enqueue_review(pool, request)
     finally:
         await pool.aclose()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from reviewbot.model import Usage
+
 
 class ReviewbotError(Exception):
     """Base of every error reviewbot raises on purpose."""
@@ -37,11 +39,14 @@ class GitHubRetryable(RetryableError):
 
 
 class ModelPermanent(PermanentError):
-    """The model provider refused: credentials, quota, plan, context length, bad request."""
+    """The model provider refused: credentials, quota, plan, context length, bad request. `usage` is what the
+    conversation had already been billed when it failed, so a failed step still counts what it cost."""
 
-    def __init__(self, message: str, *, status: int | None = None, context_length: bool = False) -> None:
+    def __init__(self, message: str, *, status: int | None = None, context_length: bool = False,
+                 usage: Usage | None = None) -> None:
         super().__init__(message, status=status)
         self.context_length = context_length
+        self.usage = usage or Usage()
 
 
 class ModelRetryable(RetryableError):
@@ -72,5 +77,6 @@ class DiffError(PermanentError):
     """A diff that could not be parsed."""
 
 
-class OverBudget(PermanentError):
-    """A request was not sent: the review's token budget or a daily budget cannot cover it."""
+class OverBudget(ModelPermanent):
+    """A request was not sent: the review's token budget or a daily budget cannot cover it. A model failure as far
+    as the review is concerned: an extra pass is skipped, a verification batch posts its candidates unverified."""

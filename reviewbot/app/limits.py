@@ -19,7 +19,9 @@ from reviewbot.errors import GitHubRetryable
 log = logging.getLogger(__name__)
 WRITE_KEY = "reviewbot:github-write:{key}"
 RESERVE = 5  # requests left untouched so concurrent jobs stop before GitHub answers 403
-MAX_WRITE_S = 60.0  # how long a crashed writer can hold the shared write slot
+# How long a crashed writer can hold the shared write slot: a little more than one request's 30 s timeout, so a
+# live writer keeps it, and short enough that a killed worker's job, taken up again, completes within a minute.
+MAX_WRITE_S = 35.0
 
 
 @dataclass

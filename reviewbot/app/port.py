@@ -13,6 +13,7 @@ from typing import Any
 
 import requests
 
+from reviewbot.app.attachments import download_attachment
 from reviewbot.app.credentials import Credentials, TokenCredentials
 from reviewbot.app.limits import RateLimits
 from reviewbot.app.requester import Requester, RetryPolicy, new_github
@@ -132,6 +133,10 @@ class GitHubPort:
                 await asyncio.sleep(self._http.retry.delay(attempt))
         raise AssertionError("unreachable")
     # ----- end of repository archive -------------------------------------------------------------------------------
+
+    async def download_image(self, url: str, max_bytes: int) -> tuple[str, bytes]:
+        """An image attached to a PR description: (content type, bytes), with the installation token."""
+        return await download_attachment(self._http, url, max_bytes)
 
     async def create_check_run(self, repo: str, body: dict[str, Any]) -> int:
         """Create a check run; after an ambiguous failure (5xx) it adopts the run that request may have made,

@@ -7,7 +7,7 @@ from typing import Any
 
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
 from reviewbot.review.findings.security import CWE_NAMES, cwe_counts
-from reviewbot.review.publish.markdown import BADGE, neutralize
+from reviewbot.review.publish.markdown import BADGE, neutralize, neutralize_inline
 
 
 def findings_of(state: dict[str, Any]) -> list[Finding]:
@@ -55,16 +55,20 @@ def markdown(state: dict[str, Any]) -> str:
     for f in findings:
         cwe = f" · {f.cwe} ({CWE_NAMES.get(f.cwe, 'see cwe.mitre.org')})" if f.cwe else ""
         span = f"{f.start_line}-{f.line}" if f.start_line else str(f.line)
-        lines += [f"### {BADGE[f.severity]} `{f.path}` line {span}: {neutralize(f.title)}", "",
+        label = " · **unverified**" if f.unverified else ""  # its verification could not run; kept, labelled
+        lines += [f"### {BADGE[f.severity]}{label} `{f.path}` line {span}: {neutralize_inline(f.title)}", "",
                   f"{f.category}{cwe} · confidence {f.confidence:.2f}", "", neutralize(f.body), ""]
     counts = cwe_counts(findings)
     if counts:
         lines += ["## By CWE", "", "| CWE | Findings |", "|---|---|"]
         lines += [f"| {c}{f' ({CWE_NAMES[c]})' if c in CWE_NAMES else ''} | {n} |" for c, n in counts] + [""]
-    if t["dropped"] or t["unchecked"]:
+    if t["dropped"]:
         lines += ["## Dropped after verification", ""]
-        lines += [f"- **{neutralize(title)}**: {neutralize(reason)}" for title, reason in t["dropped"]]
-        lines += [f"- **{neutralize(title)}**: could not be checked" for title in t["unchecked"]] + [""]
+        lines += [f"- **{neutralize_inline(title)}**: {neutralize_inline(reason)}" for title, reason in t["dropped"]]
+        lines += [""]
+    if t["unchecked"]:
+        lines += [f"{len(t['unchecked'])} finding(s) could not be checked and are listed above marked "
+                  "**unverified**.", ""]
     if t["partial"] or t["failed"]:
         lines += ["## Not fully audited", ""]
         lines += [f"- `{path}`: {why}" for path, why in t["partial"]]

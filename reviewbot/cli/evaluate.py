@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 
-from reviewbot.eval.metrics import JUDGES, CaseResult, summarize
 from reviewbot.eval.runner import RunOptions, run_case
+from reviewbot.eval.scoring import JUDGES, CaseResult, summarize
 from reviewbot.eval.suite import Case, load_suite
 from reviewbot.settings import Settings
 

@@ -86,7 +86,7 @@ async def _serve_setup(pages: SetupPages, port: int, query: dict[str, str], out:
     import uvicorn
     from starlette.applications import Starlette
 
-    from reviewbot.observe.pages import stylesheet_route
+    from reviewbot.observe.theme import stylesheet_route
 
     done = asyncio.Event()
     pages.on_done = lambda _app: done.set()

@@ -113,11 +113,15 @@ def _dry_run(settings: Settings, inp: ReviewInput, plan: Plan, fmt: str, branch:
         return json.dumps(data, indent=2)
     lines = [f"Prompt plan for {settings.model} (affinity {inp.affinity})", "", "Sections, in cache order:"]
     for section in prompt.sections:
-        lines.append(f"  {section.name:<15} {section.tokens:>8,} tokens  {len(section.items)} item(s)")
-    lines.append(f"  {'total':<15} {prompt.tokens:>8,} tokens  (budget {inp.prompt.options.budget_tokens:,}, "
+        lines.append(f"  {section.name:<33} {section.tokens:>8,} tokens  {len(section.items)} item(s)")
+    lines.append(f"  {'total':<33} {prompt.tokens:>8,} tokens  (budget {inp.prompt.options.budget_tokens:,}, "
                  f"{inp.prompt.chars_per_token:.2f} chars/token)")
     lines += ["", f"Context files ({len(coverage.context)}):"]
     lines += [f"  {p} ({t:,} tokens): {r}" for p, r, t in coverage.context] or ["  (none)"]
+    if coverage.left_out:  # related, but weakly or at too high a price: the context is a ceiling, not a target
+        lines += ["", f"Related but left out ({len(coverage.left_out)}):"]
+        lines += [f"  {p}: {w}" for p, w in coverage.left_out[:40]]
+        lines += [f"  … and {len(coverage.left_out) - 40} more"] if len(coverage.left_out) > 40 else []
     lines += ["", f"Diff: {len(coverage.reviewed)} file(s) in full, {len(coverage.partial)} in part"]
     lines += [f"  in part: {p}: {w}" for p, w in coverage.partial]
     lines += [f"  not reviewed: {p}: {r}" for p, r in coverage.skipped]

@@ -16,7 +16,7 @@ from reviewbot.cli.durations import parse_since
 from reviewbot.errors import ConfigError, RetryableError
 from reviewbot.observe.ledger import Entry, Ledger
 from reviewbot.observe.progress import counting
-from reviewbot.observe.usage import Summary, records_csv, records_json, summarize
+from reviewbot.observe.totals import Summary, records_csv, records_json, summarize
 from reviewbot.settings import Settings
 
 if TYPE_CHECKING:

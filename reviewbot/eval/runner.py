@@ -13,7 +13,7 @@ import httpx
 from pydantic import ValidationError
 
 from reviewbot.errors import ConfigError, ModelQueued, ReviewbotError
-from reviewbot.eval.metrics import CaseResult, Judge, match
+from reviewbot.eval.scoring import CaseResult, Judge, match
 from reviewbot.eval.replay import Recorder, Replay
 from reviewbot.eval.suite import Case
 from reviewbot.inference.client import ModelClient

@@ -12,7 +12,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from reviewbot.errors import OverBudget, Waiting
+from reviewbot.inference.pricing import cost
 from reviewbot.model import Usage
+from reviewbot.settings import Settings
 
 MICRO = 1_000_000
 NO_LIMIT = -1
@@ -144,6 +146,17 @@ class DailyBudget:
         holds = [v.split() for v in (await self.redis.hgetall(key.replace(":spend:", ":held:"))).values()]
         return Spent(int(raw.get(b"micro_usd", 0)) / MICRO, int(raw.get(b"tokens", 0)),
                      sum(int(h[0]) for h in holds) / MICRO, sum(int(h[1]) for h in holds))
+
+
+def review_estimate(settings: Settings) -> tuple[float, int]:
+    """What a review (or a thread answer) is expected to cost at most, held before it starts: a full prompt for the
+    review and one for a verification batch, each with its completion, within the review's token budget."""
+    completion = settings.max_completion_tokens or 16_000
+    prompt = min(settings.review_token_budget, 2 * settings.prompt_budget)
+    tokens = min(settings.review_token_budget, prompt + 2 * completion)
+    price = settings.prices.get(settings.model)
+    usd = 0.0 if price is None else cost(price, tokens - 2 * completion, 0, 2 * completion)
+    return usd, tokens
 
 
 def today() -> str:

@@ -39,6 +39,14 @@ class ChatResult:
     payload: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # as received, for the memo
 
 
+class Unusable(ModelRetryable):
+    """A 200 without a completion; `billed` is the request as charged when the provider billed it anyway."""
+
+    def __init__(self, message: str, billed: ChatResult | None) -> None:
+        super().__init__(message)
+        self.billed = billed
+
+
 @dataclass
 class ModelClient:
     """One per process; the AsyncClient is made by the caller (lifespan or on_startup) and passed in."""
@@ -111,7 +119,7 @@ class ModelClient:
             raise ModelQueued("still waiting in the provider's asynchronous queue", retry_after=self.async_poll_s)
         await memo.save_result(key, completion)
         await memo.clear_pending(key)
-        return await self._paid(self._result(completion, 0.0, via_async=True, affinity=affinity))
+        return await self._billed(completion, 0.0, via_async=True, affinity=affinity)
 
     async def _send(self, body: dict[str, Any], affinity: str) -> ChatResult:
         if self.reject_if_busy:
@@ -131,8 +139,8 @@ class ModelClient:
                     except ValueError:
                         payload = None
                     if isinstance(payload, dict):
-                        return await self._paid(self._result(payload, time.monotonic() - started,
-                                                             via_async=False, affinity=affinity))
+                        return await self._billed(payload, time.monotonic() - started, via_async=False,
+                                                  affinity=affinity)
                     error = ModelRetryable("model answered 200 with a body that is not JSON")
                 else:
                     error = classify(response)
@@ -165,12 +173,16 @@ class ModelClient:
 
     def _result(self, payload: dict[str, Any], latency: float, *, via_async: bool, affinity: str) -> ChatResult:
         body = payload.get("result", payload) if isinstance(payload.get("result"), dict) else payload
+        served = str(body.get("model") or self.model)
         try:
             choice = body["choices"][0]
             message = choice.get("message") or {}
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise ModelRetryable(f"model answered without a completion ({type(exc).__name__})") from None
-        served = str(body.get("model") or self.model)
+            usage = usage_from_response(body, self.prices, self.model)
+            # Billed even though unusable: `_billed` tells the hook like any other paid request.
+            billed = ChatResult(None, [], None, None, served, usage, latency, payload) if (
+                usage.prompt_tokens + usage.completion_tokens) else None
+            raise Unusable(f"model answered without a completion ({type(exc).__name__})", billed) from None
         if served != self.model:
             log.warning("model served differs from requested (priced as served)",
                         extra={"requested": self.model, "served": served})
@@ -187,6 +199,17 @@ class ModelClient:
                             finish_reason=choice.get("finish_reason"), model=served, usage=usage, latency_s=latency,
                             payload=payload)
         return result
+
+    async def _billed(self, payload: dict[str, Any], latency: float, *, via_async: bool,
+                      affinity: str) -> ChatResult:
+        """An answer that arrived (not a replay): its request was paid for, usable or not."""
+        try:
+            result = self._result(payload, latency, via_async=via_async, affinity=affinity)
+        except Unusable as exc:
+            if exc.billed is not None:
+                await self._paid(exc.billed)
+            raise
+        return await self._paid(result)
 
     async def _paid(self, result: ChatResult) -> ChatResult:
         """A request that was billed: tell the hook (a replayed answer was paid for when it arrived)."""

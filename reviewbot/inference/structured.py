@@ -15,6 +15,7 @@ from reviewbot.inference.client import ChatResult, ModelClient
 from reviewbot.inference.memo import RequestMemo
 from reviewbot.model import ModelAnswer, Usage
 from reviewbot.review.findings.schema import REVIEW_SCHEMA, OutputInvalid, ReviewOutput, parse_review_output
+from reviewbot.review.prompt.images import with_images
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -48,6 +49,7 @@ class StructuredReviewer:
     max_turns: int = 8
     token_budget: int = 600_000  # tokens billed (prompt + completion) over the whole review
     gate: Gate | None = None  # the daily budget's hold, grown before each request
+    images: list[dict[str, Any]] | None = None  # content parts added after the first user message's text
     allowance: Allowance = field(init=False)
 
     def __post_init__(self) -> None:
@@ -75,7 +77,11 @@ class StructuredReviewer:
             if not final and not self.allowance.room_for_tools(hold):
                 final = True  # no room for another tool turn and the answer after it: answer now
                 hold = self.allowance.estimate(self._chars(conversation, final))
-            result = await self._paid(self.allowance.take(hold, what), conversation, affinity, final, formats)
+            try:
+                result = await self._paid(self.allowance.take(hold, what), conversation, affinity, final, formats)
+            except ModelPermanent as exc:  # the turns before were paid for: the caller must still count them
+                exc.usage = usage + exc.usage
+                raise
             usage = usage + result.usage
             if result.tool_calls and not final:
                 turns += 1
@@ -86,7 +92,7 @@ class StructuredReviewer:
             except OutputInvalid as exc:
                 if repaired:
                     raise ModelOutputError(f"the model's answer was not valid {what} JSON after a repair "
-                                           f"turn: {exc.errors}") from None
+                                           f"turn: {exc.errors}", usage=usage) from None
                 repaired = True
                 log.warning("model output invalid, asking for a repair", extra={"error": exc.errors[:200]})
                 conversation += [
@@ -131,6 +137,7 @@ class StructuredReviewer:
     async def _ask(self, conversation: list[dict[str, Any]], affinity: str, final: bool,
                    formats: tuple[dict[str, Any], ...]) -> ChatResult:
         tools = self.tools.definitions() if self.tools is not None else None
+        conversation = with_images(conversation, self.images or [])
         messages = [*conversation, {"role": "user", "content": FINAL_TURN}] if final and tools else conversation
         while True:
             form_index = self.client.form_index

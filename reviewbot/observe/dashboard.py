@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,18 +14,20 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from reviewbot.learnings_store import Learnings, Stored
 from reviewbot.observe.access import COOKIE, authorized, secured, sign_in, token_matches
 from reviewbot.observe.charts import cache_chart, cost_chart
 from reviewbot.observe.exposition import QueueDepth, queue_depth
 from reviewbot.observe.ledger import FAILED, Day, Entry, Ledger
 from reviewbot.observe.logs import REDACTOR, Redactor
-from reviewbot.observe.pages import page_templates, stylesheet_route
+from reviewbot.observe.theme import page_templates, stylesheet_route
 from reviewbot.settings import Settings
 
 DAYS = 30
 RECENT = 50
 SCANNED = 500  # the newest records searched for failures
 MAX_FORM = 4096
+LEARNINGS = 50
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class View:
     days: list[Day]
     depth: QueueDepth
     generated: str
+    learnings: list[Stored] = field(default_factory=list)  # remembered dismissals, newest first
 
     @property
     def totals(self) -> Day:
@@ -51,7 +54,8 @@ async def load_view(redis: Any, settings: Settings, now: float | None = None) ->
     newest = await ledger.recent(SCANNED)
     return View(recent=newest[:RECENT], failures=[e for e in newest if e.outcome in FAILED][:20],
                 days=await ledger.per_day(DAYS, now), depth=await queue_depth(redis, now),
-                generated=datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d %H:%M UTC"))
+                generated=datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                learnings=sorted(await Learnings(redis).everywhere(), key=lambda s: -s.at)[:LEARNINGS])
 
 
 def web_url(api_url: str) -> str:

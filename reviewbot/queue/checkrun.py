@@ -68,6 +68,16 @@ class CheckRun:
             await self.redis.delete(keys.check_run_key(self.repo, self.head_sha),
                                     keys.check_result_key(self.repo, self.head_sha))
 
+    async def complete_if_open(self, conclusion: str, title: str, summary: str) -> None:
+        """End the run an earlier try of this job opened, if there is one; never open one for this."""
+        key = keys.check_run_key(self.repo, self.head_sha)
+        existing = await self.redis.get(key) if self.redis is not None else None
+        if not existing and self.adopt:
+            existing = await self.port.open_check_run(self.repo, self.head_sha, CHECK_NAME, str(self.number))
+        if existing:
+            self.id = int(existing)
+            await self.complete(conclusion, title, summary)
+
     async def remember(self, conclusion: str, title: str, summary: str) -> None:
         """Keep the planned result until the run is completed, so a job re-run after a crash between posting
         the review and completing the check can still complete it truthfully."""

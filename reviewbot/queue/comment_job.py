@@ -10,6 +10,7 @@ from arq import Retry
 from reviewbot.comment_commands import help_text
 from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.queue import keys, retries
+from reviewbot.queue.command_limits import first_telling, over_limit
 from reviewbot.queue.enqueue import enqueue_review
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.review.findings.security import SECURITY_TRIGGER
@@ -37,7 +38,7 @@ async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, n
                 await port.create_issue_comment(repo, number, NOT_ALLOWED)
             log.info("command refused: no write access", extra={"repo": repo, "pr": number})
             return {"outcome": "not allowed"}
-        outcome = await _run(port, redis, installation_id, repo, number, verb, name, job_id)
+        outcome = await _run(port, redis, installation_id, repo, number, author, verb, name, job_id)
         await retries.forget(redis, job_id)
         return outcome
     except Retry:
@@ -53,19 +54,25 @@ async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, n
         port.close()
 
 
-async def _run(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, verb: str,
-               name: str, job_id: str) -> dict[str, Any]:
+async def _run(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, author: str,
+               verb: str, name: str, job_id: str) -> dict[str, Any]:
     if verb in ("review", "full review", "security-review"):
         pull = await port.get_pull(repo, number)
         if pull.state != "open":
             await port.create_issue_comment(repo, number, "This pull request is closed; nothing to review.")
             return {"outcome": "closed"}
-        await redis.set(keys.latest_key(repo, number), pull.head_sha, ex=keys.STATE_TTL)
+        if refusal := await over_limit(redis, installation_id, repo, number, author):
+            if await first_telling(redis, repo, number, author):
+                await port.create_issue_comment(repo, number, refusal)
+            log.info("command refused: limit reached", extra={"repo": repo, "pr": number})
+            return {"outcome": "limited"}
         security = verb == "security-review"  # a full review in security mode
-        new = await enqueue_review(redis, ReviewRequest(installation_id, repo, number, pull.head_sha,
-                                                        trigger=SECURITY_TRIGGER if security else "comment",
-                                                        full=verb != "review", run=f"comment-{job_id}"))
-        return {"outcome": "queued" if new else "already queued", "sha": pull.head_sha}
+        # An explicit request: it reviews again even a SHA already reviewed. The job itself checks that this SHA
+        # is still the head when it starts (a push may land in between); the newer head has its own job.
+        stored = await enqueue_review(redis, ReviewRequest(installation_id, repo, number, pull.head_sha,
+                                                           trigger=SECURITY_TRIGGER if security else "comment",
+                                                           full=verb != "review", run=f"comment-{job_id}"))
+        return {"outcome": stored, "sha": pull.head_sha}
     if verb == "pause":
         await redis.set(keys.paused_key(repo, number), "1", ex=keys.STATE_TTL)
         await port.create_issue_comment(repo, number, "Automatic reviews are paused on this pull request. "

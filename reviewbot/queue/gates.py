@@ -1,28 +1,20 @@
-"""Whether a review should run at all: superseded, unwanted by the base branch's config, or an "Update branch"."""
+"""Whether a review should run at all: unwanted by the base branch's config, or an "Update branch"."""
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
 
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import PermanentError
-from reviewbot.queue import keys
-from reviewbot.review.config import CONFIG_PATH, LoadedConfig, parse_config, raw_mapping
+from reviewbot.review.config import CONFIG_PATH, LoadedConfig, RepoConfig, parse_config, raw_mapping
 
 AUTOMATIC = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
 
 
-async def superseded(redis: Any, repo: str, number: int, head_sha: str) -> bool:
-    """True when the webhook has since seen a newer head SHA for this PR, or saw it closed."""
-    latest = await redis.get(keys.latest_key(repo, number))
-    return latest is not None and latest.decode() != head_sha
-
-
-async def automatic_skip(port: GitHubPort, repo: str, pull: PullInfo, trigger: str, draft: bool) -> str | None:
+def automatic_skip(config: RepoConfig, pull: PullInfo, trigger: str, draft: bool) -> str | None:
     """Why an automatic trigger should not review, per the base branch's config; None to go ahead."""
     if trigger not in AUTOMATIC:
         return None
-    config = (await load_config(port, repo, pull.base_ref)).config
     if not config.enabled:
         return "reviews are disabled in " + CONFIG_PATH
     if (draft or pull.draft) and not config.auto_review.drafts:
@@ -36,6 +28,11 @@ async def automatic_skip(port: GitHubPort, repo: str, pull: PullInfo, trigger: s
     if skip := sorted(set(pull.labels) & set(config.labels)):
         return f"labelled {', '.join(skip)}"
     return None
+
+
+def config_digest(config: RepoConfig, model: str) -> str:
+    """Names the effective configuration a SHA was reviewed under: another config or model reviews it again."""
+    return hashlib.sha256(f"{model}\n{config.model_dump_json()}".encode()).hexdigest()[:16]
 
 
 async def load_config(port: GitHubPort, repo: str, base_ref: str) -> LoadedConfig:

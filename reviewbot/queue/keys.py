@@ -8,7 +8,9 @@ from typing import Any
 PREFIX = "reviewbot"
 REVIEW_FUNCTION = "review_pull_request"
 COMMAND_FUNCTION = "handle_command"
-DELIVERY_TTL = 4 * 86_400  # GitHub lets you redeliver for 3 days (7 in newer docs for Apps); keep ids longer
+CONVERSATION_FUNCTION = "answer_thread"
+# GitHub keeps deliveries, and lets them be redelivered, for 7 days: ids and reviewed SHAs are kept a day longer.
+DELIVERY_TTL = 8 * 86_400
 STATE_TTL = 30 * 86_400
 
 
@@ -21,13 +23,32 @@ def command_job_id(repo: str, comment_id: int) -> str:
     return f"{PREFIX}:command:{repo}:{comment_id}"
 
 
+def conversation_job_id(repo: str, comment_id: int) -> str:
+    return f"{PREFIX}:conversation:{repo}:{comment_id}"
+
+
+def conversation_count_key(scope: str, day: str) -> str:
+    """Questions answered per day, per PR (`acme/widgets#7`) or per user (`acme/widgets@alice`)."""
+    return f"{PREFIX}:conversations:{scope}:{day}"
+
+
+def learnings_key(repo: str) -> str:
+    """The repository's remembered dismissals: code key (or rule) → JSON."""
+    return f"{PREFIX}:learnings:{repo}"
+
+
 def delivery_key(guid: str) -> str:
     return f"{PREFIX}:delivery:{guid}"
 
 
-def latest_key(repo: str, number: int) -> str:
-    """The newest head SHA GitHub told us about for a PR, or `closed`; older jobs stop when they see it."""
-    return f"{PREFIX}:latest:{repo}#{number}"
+def reviewed_key(repo: str, number: int, head_sha: str, config_digest: str) -> str:
+    """Set once a SHA was reviewed under a configuration: automatic triggers of it cost nothing after that."""
+    return f"{PREFIX}:reviewed:{repo}#{number}@{head_sha}:{config_digest}"
+
+
+def command_count_key(scope: str, window: int) -> str:
+    """Review commands counted in one fixed window, per PR (`repo#n`) or per user (`user:login`)."""
+    return f"{PREFIX}:commands:{scope}:{window}"
 
 
 def full_key(job_id: str) -> str:
@@ -64,8 +85,6 @@ def check_run_key(repo: str, head_sha: str) -> str:
 
 def check_result_key(repo: str, head_sha: str) -> str:
     return f"{PREFIX}:check-result:{repo}@{head_sha}"
-
-
 
 
 def serialize(obj: Any) -> bytes:

@@ -110,8 +110,9 @@ async def _finish(ctx: dict[str, Any], function: str, scope: Scope, end: End, st
         if (remaining := port.rate_limit()) is not None:
             batch.set(RATE_LIMIT, remaining[0], installation=installation)
     try:
-        if function == "review":
-            await _ledger(ctx, settings, scope, end, started, batch)
+        # A conversation job that made no model request (refused, a dismissal) costs nothing and is not recorded.
+        if function == "review" or (function == "conversation" and scope.requests):
+            await _ledger(ctx, settings, scope, end, started, batch, function)
     except (RedisError, OSError) as exc:
         log.warning("ledger not written: Redis unavailable", extra={"error": type(exc).__name__})
     await batch.send(redis)
@@ -140,7 +141,7 @@ def savings(settings: Settings, model: str, usage: Usage) -> float:
 
 
 async def _ledger(ctx: dict[str, Any], settings: Settings, scope: Scope, end: End, started: float,
-                  batch: Batch) -> None:
+                  batch: Batch, function: str = "review") -> None:
     redis, job_id, now = ctx["redis"], str(scope.fields.get("job_id")), time.time()
     usage = scope.usage
     saved = sum(savings(settings, r.model, r.usage) for r in scope.requests)
@@ -166,7 +167,8 @@ async def _ledger(ctx: dict[str, Any], settings: Settings, scope: Scope, end: En
         requests=total.requests, async_requests=total.async_requests, model=scope.model or earlier.model,
         job_id=job_id, delivery=str(f.get("delivery", "")))
     await Ledger(redis, settings.ledger_days).record(entry, now=now)
-    batch.observe(REVIEW_DURATION, now - first, outcome=end.outcome)
+    if function == "review":
+        batch.observe(REVIEW_DURATION, now - first, outcome=end.outcome)
 
 
 def _scrub(settings: Settings, reason: str) -> str:

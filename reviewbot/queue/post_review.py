@@ -3,9 +3,7 @@ resolved, and the check run completed with annotations."""
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 from typing import Any
 
 from reviewbot.app.port import GitHubPort, PullInfo
@@ -13,67 +11,67 @@ from reviewbot.errors import GitHubError
 from reviewbot.queue.checkrun import CheckRun
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
-from reviewbot.review.findings.fingerprints import read_marker
+from reviewbot.review.findings.dismissals import Learning
+from reviewbot.review.findings.fingerprints import read_marker, read_review_marker
 from reviewbot.review.publish.markdown import Links, ReviewReport
 from reviewbot.review.publish.posting import Existing, Publication, plan, without_inline
 
 log = logging.getLogger(__name__)
-REVIEW_MARKER = re.compile(r"<!-- reviewbot:review (\{.*?\}) -->")
 
 
-def review_markers(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """reviewbot's own earlier reviews on this PR, oldest first, as {sha, run, fps}."""
+def review_markers(reviews: list[dict[str, Any]], key: bytes) -> list[dict[str, Any]]:
+    """reviewbot's own earlier reviews on this PR, oldest first, as {sha, run, fps}: only authenticated markers
+    on the body's last line count, so a look-alike in the model's text (or anyone's) is ignored."""
     found = []
     for review in reviews:
-        match = REVIEW_MARKER.search(str(review.get("body") or ""))
-        if match and _is_bot(review.get("user")):
-            try:
-                found.append(json.loads(match.group(1)))
-            except ValueError:
-                continue
+        if _is_bot(review.get("user")) and (data := read_review_marker(str(review.get("body") or ""), key)):
+            found.append(data)
     return found
 
 
-async def already_posted(port: GitHubPort, repo: str, number: int, head_sha: str, run_id: str) -> bool:
+async def already_posted(port: GitHubPort, repo: str, number: int, head_sha: str, run_id: str, key: bytes) -> bool:
     """True when an earlier run of this very request (same SHA, same run id) already posted its review."""
     return any(m.get("sha") == head_sha and m.get("run") == run_id
-               for m in review_markers(await port.list_reviews(repo, number)))
+               for m in review_markers(await port.list_reviews(repo, number), key))
 
 
 async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha: str, report: ReviewReport,
-                  diff: ParsedDiff, config: RepoConfig, run_id: str, full: bool,
-                  config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = ()) -> dict[str, Any]:
+                  diff: ParsedDiff, config: RepoConfig, run_id: str, full: bool, key: bytes,
+                  config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = (),
+                  learnings: tuple[Learning, ...] = ()) -> dict[str, Any]:
     repo, number = check.repo, pull.number
-    earlier = review_markers(await port.list_reviews(repo, number))
+    earlier = review_markers(await port.list_reviews(repo, number), key)
     threads = await port.review_threads(repo, number)
-    existing = _open_findings(threads, full)
+    existing = _open_findings(threads, full, key)
     last = next((m.get("sha") for m in reversed(earlier) if m.get("sha") != head_sha), None)
     changed = None
     if config.incremental and not full and last:
         changed = await _changed_lines(port, repo, str(last), head_sha)
     head_files = await _head_files(port, repo, head_sha, report)
     html = pull.html_url.rsplit("/pull/", 1)[0]
-    links = Links(head=f"{html}/blob/{head_sha}", base=f"{html}/blob/{pull.base_sha}") if html else Links()
-    publication = plan(report, diff, head_sha=head_sha, config=config, run_id=run_id, existing=existing,
+    links = Links(head=f"{html}/blob/{head_sha}", base=f"{html}/blob/{pull.base_sha}", repo=html) if html else Links()
+    publication = plan(report, diff, head_sha=head_sha, config=config, key=key, run_id=run_id, existing=existing,
                        changed_lines=changed, head_files=head_files, links=links, config_errors=config_errors,
-                       unseen=unseen)
+                       unseen=unseen, learnings=learnings)
     await check.remember(publication.conclusion, publication.title, publication.summary)
     review_id = await _post(port, repo, number, publication)
-    resolved = await _resolve_fixed(port, repo, number, threads, publication, head_sha)
+    resolved = await _resolve_fixed(port, repo, number, threads, publication, head_sha, key)
     summary = publication.summary + (f"\n\n{resolved} earlier finding(s) are fixed; their threads were resolved."
                                      if resolved else "")
     await check.complete(publication.conclusion, publication.title, summary, annotations=publication.annotations)
     return {"outcome": "reviewed", "review_id": review_id, "comments": len(publication.payload["comments"]),
+            "dismissed": publication.dismissed,
             "resolved": resolved, "incremental": changed is not None}
 
 
-def _open_findings(threads: list[Any], full: bool) -> Existing:
-    """Fingerprints of reviewbot's unresolved threads; a full review ignores earlier findings."""
+def _open_findings(threads: list[Any], full: bool, key: bytes) -> Existing:
+    """Fingerprints of reviewbot's unresolved threads, from authenticated markers only (a planted one could hide
+    a future finding as "already open"); a full review ignores earlier findings."""
     if full:
         return Existing()
     fps, cks = set(), set()
     for thread in threads:
-        keys = read_marker(thread["comments"][0]["body"]) if thread["comments"] else None
+        keys = read_marker(thread["comments"][0]["body"], key) if thread["comments"] else None
         if keys and not thread["is_resolved"]:
             fps.add(keys[0])
             cks.add(keys[1])
@@ -115,12 +113,12 @@ async def _post(port: GitHubPort, repo: str, number: int, publication: Publicati
 
 
 async def _resolve_fixed(port: GitHubPort, repo: str, number: int, threads: list[Any], publication: Publication,
-                         head_sha: str) -> int:
+                         head_sha: str, key: bytes) -> int:
     """Resolve reviewbot's threads whose finding is gone because the code changed; humans' threads stay."""
     resolved = 0
     for thread in threads:
         comments = thread["comments"]
-        keys = read_marker(comments[0]["body"]) if comments else None
+        keys = read_marker(comments[0]["body"], key) if comments else None
         if keys is None or thread["is_resolved"] or not thread["is_outdated"]:
             continue
         if set(keys) & publication.current_keys:

@@ -11,44 +11,43 @@ from typing import TYPE_CHECKING, Any
 from arq import Retry
 from redis.exceptions import RedisError
 
-from reviewbot.app.bigdiff import load_diff
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import PermanentError, RetryableError, Waiting
-from reviewbot.inference.budget import BudgetBusy, BudgetSpent
+from reviewbot.inference.budget import BudgetBusy, BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
-from reviewbot.inference.pricing import cost
-from reviewbot.inference.tools import RepoTools
 from reviewbot.inference.verify_request import StructuredVerifier
+from reviewbot.learnings_store import Learnings, from_config
 from reviewbot.observe.jobcontext import current, note_review
 from reviewbot.queue import keys, retries
 from reviewbot.queue.checkrun import CheckRun
-from reviewbot.queue.gates import AUTOMATIC, automatic_skip, load_config, only_merged_base, superseded
+from reviewbot.queue.gates import AUTOMATIC, automatic_skip, config_digest, load_config, only_merged_base
 from reviewbot.queue.post_review import already_posted, publish
+from reviewbot.queue.pr_prompt import pr_prompt
 from reviewbot.queue.request import ReviewRequest
-from reviewbot.queue.sources import base_snapshot
+from reviewbot.queue.screenshots import screenshots
 from reviewbot.review.config import (
-    context_options,
-    precision,
+    LoadedConfig,
+    RepoConfig,
     with_security,
 )
-from reviewbot.review.diff.parse import parse_diff
-from reviewbot.review.engine import ReviewInput, affinity_id, run_review
+from reviewbot.review.engine import run_review
+from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.security import SECURITY_TRIGGER
 from reviewbot.review.prompt.calibration import prompt_chars
-from reviewbot.review.prompt.sections import PromptInput
-from reviewbot.settings import Settings
-from reviewbot.stores import RedisStores, pr_layout_key
 
 if TYPE_CHECKING:
     from reviewbot.queue.worker import Deps
 
 log = logging.getLogger(__name__)
+LAG_TRIES = 5  # tries (2 s apart) for GitHub's API to show the head a `synchronize` delivery announced
+LAG_DEFER_S = 2.0
 
 
 async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: str, number: int, head_sha: str,
                               trigger: str = "opened", full: bool = False, draft: bool = False,
                               before: str | None = None, run: str = "") -> dict[str, Any]:
-    """Review one PR at one head SHA; superseded, paused and draft work ends before any GitHub call.
+    """Review one PR at one head SHA; paused work ends before any GitHub call, and work that is not for the PR's
+    current head (as GitHub says), unwanted or already done ends before any check run or model request.
 
     `run` names the request (a delivery or comment id): a crashed job that runs again finds its own review
     already posted and does not post twice, while a new request for the same SHA reviews again."""
@@ -67,7 +66,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         scope.charge = functools.partial(deps.budget.charge, installation_id, repo, job_id)
     try:
         async with limit:
-            return await _run(deps, port, redis, check, request, job_id, job)
+            return await _run(deps, port, redis, check, request, job_id, job, int(ctx.get("job_try") or 1))
     except Retry:
         raise
     except TimeoutError:
@@ -110,22 +109,30 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
 
 
 async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, request: ReviewRequest, job_id: str,
-               job: dict[str, Any]) -> dict[str, Any]:
+               job: dict[str, Any], job_try: int) -> dict[str, Any]:
     """`job` is the review's log fields."""
     installation_id, repo, number, head_sha = request.installation_id, request.repo, request.number, request.head_sha
-    if await superseded(redis, repo, number, head_sha):
-        log.info("review superseded before it started", extra=job)
-        return {"outcome": "superseded"}
     if request.trigger in AUTOMATIC and await redis.exists(keys.paused_key(repo, number)):
         return {"outcome": "paused"}
     pull = await port.get_pull(repo, number)
-    skip = await automatic_skip(port, repo, pull, request.trigger, request.draft)
+    if stale := await _not_the_head(check, request, pull, job, job_try):
+        return stale
+    loaded = await load_config(port, repo, pull.base_ref)
+    skip = automatic_skip(loaded.config, pull, request.trigger, request.draft)
     if skip:
         log.info("review not wanted", extra={**job, "reason": skip})
         return {"outcome": "skipped", "reason": skip}
-    if await already_posted(port, repo, number, head_sha, request.run):
+    reviewed = keys.reviewed_key(repo, number, head_sha, config_digest(loaded.config, deps.settings.model))
+    # Only an explicit request (a command, Re-run, or an upgrade of this job by one) reviews a reviewed SHA again:
+    # reopening, toggling draft or replaying a delivery under a new id costs nothing.
+    explicit = request.trigger not in AUTOMATIC or await redis.exists(keys.full_key(job_id), keys.security_key(job_id))
+    if not explicit and await redis.exists(reviewed):
+        log.info("this commit was already reviewed under this configuration", extra=job)
+        return {"outcome": "skipped", "reason": "already reviewed"}
+    if await already_posted(port, repo, number, head_sha, request.run, deps.settings.marker_key()):
         # A re-run after a crash: the review is on the PR; finish the check run it may have left open.
         await check.complete_remembered()
+        await redis.set(reviewed, "1", ex=keys.DELIVERY_TTL)
         log.info("review already posted by an earlier run of this job", extra=job)
         return {"outcome": "already posted"}
     await check.open("queued", "Review queued", "reviewbot will review this commit shortly.")
@@ -141,7 +148,9 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, reques
         log.info("review started", extra=job)
         await check.update("in_progress", "Review in progress", "reviewbot is reading the changes.")
         full = request.full or bool(await redis.getdel(keys.full_key(job_id)))
-        outcome = await _review(deps, port, redis, check, request, job_id, pull, full)
+        outcome = await _review(deps, port, redis, check, request, job_id, pull, loaded, full)
+        if outcome["outcome"] != "superseded":  # reviewed, or an "Update branch" whose earlier review stands
+            await redis.set(reviewed, "1", ex=keys.DELIVERY_TTL)
         outcome["full"] = full
     finally:
         await deps.slots.release(installation_id, job_id)
@@ -151,21 +160,33 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, reques
     return outcome
 
 
+async def _not_the_head(check: CheckRun, request: ReviewRequest, pull: PullInfo, job: dict[str, Any],
+                        job_try: int) -> dict[str, Any] | None:
+    """None when the commit is still the open PR's head, as GitHub answers now; else why this job stands down.
+    Only GitHub's answer counts, never the order deliveries arrived in: the head's own job reviews it."""
+    if pull.state == "open" and pull.head_sha == request.head_sha:
+        return None
+    if pull.state == "open" and request.before == pull.head_sha and job_try < LAG_TRIES:
+        # The push's own webhook arrived, but GitHub's API still answers with the previous head: ask again.
+        log.info("GitHub does not show this push yet; asking again", extra=job)
+        raise Retry(defer=LAG_DEFER_S)
+    why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
+    # An earlier try (killed, or waiting for a slot) may have opened this commit's check run: end it.
+    await check.complete_if_open("skipped", "Review skipped", f"Skipped: {why}.")
+    log.info("review stands down: not the pull request's head", extra={**job, "reason": why})
+    return {"outcome": "superseded", "reason": why}
+
+
 async def _crashed(check: CheckRun, job: dict[str, Any]) -> None:
     """A bug of ours: say so on the PR instead of leaving the check spinning; the caller lets arq record it."""
     log.exception("review crashed", extra=job)
     await check.fail("an internal error in reviewbot (see the worker's log)")
 
 
-def review_estimate(settings: Settings) -> tuple[float, int]:
-    """What a review is expected to cost at most, held before it starts: a full prompt for the review and one for
-    a verification batch, each with its completion, within the review's token budget."""
-    completion = settings.max_completion_tokens or 16_000
-    prompt = min(settings.review_token_budget, 2 * settings.prompt_budget)
-    tokens = min(settings.review_token_budget, prompt + 2 * completion)
-    price = settings.prices.get(settings.model)
-    usd = 0.0 if price is None else cost(price, tokens - 2 * completion, 0, 2 * completion)
-    return usd, tokens
+async def _learnings(redis: Any, repo: str, config: RepoConfig) -> tuple[Learning, ...]:
+    """Dismissals remembered from review threads, then those written in the configuration file."""
+    remembered = tuple(s.learning for s in await Learnings(redis).of(repo))
+    return remembered + from_config(config.learnings)
 
 
 def review_time(job_timeout: float) -> float:
@@ -174,12 +195,8 @@ def review_time(job_timeout: float) -> float:
 
 
 async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, request: ReviewRequest, job_id: str,
-                  pull: PullInfo, full: bool) -> dict[str, Any]:
+                  pull: PullInfo, loaded: LoadedConfig, full: bool) -> dict[str, Any]:
     repo, number, head_sha = request.repo, request.number, request.head_sha
-    if pull.state != "open" or pull.head_sha != head_sha:
-        why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
-        await check.complete("skipped", "Review skipped", f"Skipped: {why}.")
-        return {"outcome": "superseded"}
     before = request.before
     if request.trigger == "synchronize" and before and await only_merged_base(port, repo, head_sha, before,
                                                                              pull.base_sha):
@@ -187,40 +204,30 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
                              f"pull request; the review of {before[:7]} still applies. Comment `review` to "
                              "the app to review again.")
         return {"outcome": "skipped", "reason": "update branch"}
-    loaded = await load_config(port, repo, pull.base_ref)
     # `@app security-review` (its trigger, or an upgrade of an already queued review) → security mode
     security = request.trigger == SECURITY_TRIGGER or bool(await redis.get(keys.security_key(job_id)))
     config = with_security(loaded.config) if security else loaded.config
-    diff_text, unseen = await load_diff(port, repo, number, pull.base_sha, pull.head_sha)
-    diff = parse_diff(diff_text)
-    # Context engine: the base tree from the repository cache, the PR's last layout, the calibrated estimate.
-    snapshot, root = await base_snapshot(deps, port, repo, pull, diff)
-    stores = RedisStores(redis)
-    layout_key = pr_layout_key(repo, number)
-    calibration = await stores.calibration(deps.settings.model)
-    tools = RepoTools(root) if root is not None and deps.settings.max_tool_turns > 0 else None
-    options = context_options(config, deps.settings.prompt_budget, [f.path for f in diff.files],
-                              tools=tools is not None)
-    prompt = PromptInput(title=pull.title, description=pull.body, diff=diff, base_files={}, snapshot=snapshot,
-                         options=options, chars_per_token=calibration.chars_per_token)
-    review_input = ReviewInput(prompt=prompt, affinity=affinity_id("pr", request.installation_id, repo, number),
-                               previous_layout=await stores.load_layout(layout_key), precision=precision(config))
+    images, image_notes = await screenshots(port, deps.settings, repo, pull)
+    built = await pr_prompt(deps, port, redis, request.installation_id, repo, pull, config, tuple(image_notes))
+    review_input, diff, tools, stores = built.review_input, built.diff, built.tools, built.stores
+
     async def gate(held_tokens: int, held_usd: float) -> None:
         await deps.budget.reserve(request.installation_id, repo, job_id, held_usd, held_tokens)
 
-    reviewer = deps.reviewer(job_id, tools, gate)
+    reviewer = deps.reviewer(job_id, tools, gate, images)
     result = await run_review(review_input, reviewer, StructuredVerifier(reviewer))
     note_review(result.report)  # observe: files and findings for the usage ledger
-    await stores.save_layout(layout_key, result.plan.layout)
+    await stores.save_layout(built.layout_key, result.plan.layout)
     if result.report.usage.requests == 1:  # one request: its prompt_tokens measure exactly what we estimated
         sent = prompt_chars(result.prompt.messages, tools.definitions() if tools is not None else None)
         await stores.observe(deps.settings.model, sent, result.report.usage.prompt_tokens)
-    if await superseded(redis, repo, number, head_sha) and (await port.get_pull(repo, number)).head_sha != head_sha:
+    if (await port.get_pull(repo, number)).head_sha != head_sha:  # GitHub's word, however the deliveries came
         await check.complete("cancelled", "Review cancelled", "A newer commit was pushed while this one was being "
                              "reviewed; the newer commit is reviewed instead.")
         return {"outcome": "superseded"}
     outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
-                            config=config, run_id=request.run, full=full,
-                            config_errors=tuple(loaded.errors), unseen=tuple(unseen))
+                            config=config, run_id=request.run, full=full, key=deps.settings.marker_key(),
+                            config_errors=tuple(loaded.errors), unseen=built.unseen,
+                            learnings=await _learnings(redis, repo, config))
     await redis.delete(keys.security_key(job_id))
     return {**outcome, "usage": result.report.usage.as_json()}

@@ -1,8 +1,10 @@
-"""arq's Worker, except that losing Redis pauses it instead of ending the process (or the embedded worker task)."""
+"""arq's Worker, except that a running job holds a short lease renewed by a heartbeat (a killed worker's job runs
+again within seconds, not after the job timeout) and losing Redis pauses the worker instead of ending it."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from arq import Worker
@@ -12,15 +14,22 @@ from redis.exceptions import RedisError, ResponseError, WatchError
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_S = 5.0
+# arq marks a running job "in progress" for the job timeout + 10 s (910 s by default): a job whose worker was
+# SIGKILLed waited that long. Here the mark lasts LEASE_S and a heartbeat renews it every RENEW_S while the job
+# runs, so another worker takes up a dead worker's job at most LEASE_S after the kill; a Redis outage or a blocked
+# event loop shorter than LEASE_S - RENEW_S does not let a live job be taken over.
+LEASE_S = 15.0
+RENEW_S = 5.0
 
 
 class SteadyWorker(Worker):
     """arq lets a Redis error in its polling loop end `main()`: the process exits with a traceback, or, in
     `reviewbot serve`, the worker task dies unseen while webhooks are still accepted. Here the loop waits and
     tries again until Redis is back; a job caught in the middle stays "in progress" in Redis and runs again
-    after its timeout, as after a crash."""
+    after its lease, as after a crash."""
 
     _redis_down_since: float | None = None
+    _heartbeat: asyncio.Task[None] | None = None
 
     async def _poll_iteration(self) -> None:
         try:
@@ -60,7 +69,7 @@ class SteadyWorker(Worker):
             if ongoing or not score or score > timestamp_ms():
                 return False
             pipe.multi()  # type: ignore[no-untyped-call]
-            pipe.psetex(in_progress_key, int(self.in_progress_timeout_s * 1000), b"1")
+            pipe.psetex(in_progress_key, int(LEASE_S * 1000), b"1")  # a lease, renewed by _renew_leases
             try:
                 await pipe.execute()
             except (ResponseError, WatchError):
@@ -68,7 +77,41 @@ class SteadyWorker(Worker):
         task = self.loop.create_task(self.run_job(job_id, int(score)))
         task.add_done_callback(lambda _: self._release_sem_dec_counter_on_complete())
         self.tasks[job_id] = task
+        if self._heartbeat is None or self._heartbeat.done():
+            self._heartbeat = self.loop.create_task(self._renew_leases())
         return True
+
+    def _running(self) -> list[str]:
+        return [job_id for job_id, task in self.tasks.items() if not task.done()]
+
+    async def _renew_leases(self) -> None:
+        """While jobs run here, extend their in-progress marks; ends when none is left (the next claim restarts it)."""
+        while self._running():
+            await asyncio.sleep(RENEW_S)
+            running = self._running()
+            if not running:
+                return
+            try:
+                async with self.pool.pipeline(transaction=False) as pipe:
+                    for job_id in running:
+                        pipe.pexpire(in_progress_key_prefix + job_id, int(LEASE_S * 1000))
+                    renewed = await pipe.execute()
+            except (RedisError, OSError) as exc:  # the next beat tries again; the lease outlives a short outage
+                log.warning("could not renew the leases of running jobs", extra={"error": type(exc).__name__})
+                continue
+            if lapsed := [job_id for job_id, ok in zip(running, renewed, strict=True) if not ok and job_id in
+                          self._running()]:
+                log.warning("a running job's lease had lapsed; another worker may run it too",
+                            extra={"jobs": len(lapsed)})
+
+    async def close(self) -> None:
+        try:
+            await super().close()  # waits for the jobs still running, whose leases the heartbeat keeps renewing
+        finally:
+            if self._heartbeat is not None:
+                self._heartbeat.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._heartbeat
 
     async def _wait_for_redis(self, exc: BaseException) -> None:
         now = self.loop.time()

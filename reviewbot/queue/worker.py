@@ -26,6 +26,7 @@ from reviewbot.inference.structured import StructuredReviewer, Tools
 from reviewbot.observe.jobcontext import record_request, watch_port
 from reviewbot.queue import keys
 from reviewbot.queue.comment_job import handle_command
+from reviewbot.queue.conversation_job import answer_thread
 from reviewbot.queue.observed import observed
 from reviewbot.queue.review_job import review_pull_request
 from reviewbot.queue.slots import InstallationSlots
@@ -57,12 +58,14 @@ class Deps:
         # observe: the port's last rate-limit headers feed the gauge
         return watch_port(GitHubPort(credentials, self.settings.github_api_url, limits=self.limits))
 
-    def reviewer(self, scope: str, tools: Tools | None = None, gate: Gate | None = None) -> StructuredReviewer:
+    def reviewer(self, scope: str, tools: Tools | None = None, gate: Gate | None = None,
+                 images: list[dict[str, Any]] | None = None) -> StructuredReviewer:
         """A reviewer for one review: its memo lets a re-run job replay answers that came through the queue; all its
-        requests share the review's token budget, and `gate` holds each one against the daily budgets first."""
+        requests share the review's token budget, and `gate` holds each one against the daily budgets first;
+        `images` (content parts) go after the diff in every request of the review."""
         return StructuredReviewer(self.client, memo=RedisMemo(self.redis, scope), tools=tools,
                                   max_turns=self.settings.max_tool_turns,
-                                  token_budget=self.settings.review_token_budget, gate=gate)
+                                  token_budget=self.settings.review_token_budget, gate=gate, images=images)
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -113,7 +116,10 @@ def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, hand
         # arq's try counter also counts waits for a free slot; real failures have their own budget (retries.py).
         # observed(): metrics for every try, and one ledger record per review however it ends.
         functions=[func(observed(review_pull_request, "review"), name=keys.REVIEW_FUNCTION, max_tries=10_000),
-                   func(observed(handle_command, "command"), name=keys.COMMAND_FUNCTION, max_tries=10_000)],
+                   func(observed(handle_command, "command"), name=keys.COMMAND_FUNCTION, max_tries=10_000),
+                   # observed(..., "conversation"): each answer's cost is a `conversation` ledger record
+                   func(observed(answer_thread, "conversation"), name=keys.CONVERSATION_FUNCTION,
+                        max_tries=10_000)],
         redis_settings=redis_settings(redis_url),
         on_startup=startup,
         on_shutdown=shutdown,

@@ -57,7 +57,9 @@ def read_local_change(repo: Path, base: str, head: str = "HEAD", cache: RepoCach
         identity = _text(root, "config", "--get", "remote.origin.url")
     except ConfigError:
         identity = str(root.resolve())
-    log = _text(root, "log", "--format=%s%n%n%b", f"{merge_base}..{head_sha}")
+    # Oldest commit first: its subject is the branch's stable title, and a push appends to the list instead of
+    # changing its start (the pull-request text sits after the diff, but its own prefix still caches).
+    log = _text(root, "log", "--reverse", "--format=%s%n%n%b", f"{merge_base}..{head_sha}")
     title = log.splitlines()[0] if log else f"Changes on {branch}"
     if cache is not None:
         tree = cache.checkout_sync(identity, merge_base, lambda dest: _archive(root, merge_base, dest))

@@ -28,6 +28,14 @@ class AutoReview(_Strict):
     drafts: bool = Field(default=False, description="Review draft pull requests too.")
 
 
+class LearningRule(_Strict):
+    rule: str = Field(min_length=3, max_length=200, description="Words every held-back finding's title contains, "
+                      "e.g. `divides by the item count`.")
+    path: str = Field(default="", max_length=300, description="Only findings in files matching this glob (empty: "
+                                                                "any file).")
+    reason: str = Field(default="", max_length=200, description="Why (shown by `reviewbot learnings list`).")
+
+
 class RepoConfig(_Strict):
     """Every key is optional; defaults apply to what the file does not set."""
 
@@ -57,6 +65,9 @@ class RepoConfig(_Strict):
                                                                "not reviewed automatically.")
     authors: list[str] = Field(default_factory=list, description="Pull requests by these authors (e.g. bots) "
                                                                 "are not reviewed automatically.")
+    learnings: list[LearningRule] = Field(default_factory=list, max_length=200, description="Findings the team "
+                                          "has decided to live with: reviews hold them back, as they do findings "
+                                          "dismissed in a review thread.")
 
     @field_validator("verify", mode="before")
     @classmethod

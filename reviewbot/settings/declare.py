@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from reviewbot.settings.parse import Get, Parser
+from reviewbot.settings.parsers import Get, Parser
 
 T = TypeVar("T")
 V = TypeVar("V")

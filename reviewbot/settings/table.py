@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -11,7 +13,7 @@ from dotenv import dotenv_values
 
 from reviewbot.catalogue import DEFAULT_PRICES, Price
 from reviewbot.errors import ConfigError
-from reviewbot.settings import parse as p
+from reviewbot.settings import parsers as p
 from reviewbot.settings.declare import env, read
 
 DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.5"
@@ -32,6 +34,11 @@ class Settings:
     github_webhook_secret: str | None = env(
         "GITHUB_WEBHOOK_SECRET", p.text, None, "Webhook secret; without it every delivery is refused (503).",
         secret=True)
+    marker_secret: str | None = env(
+        "REVIEWBOT_MARKER_SECRET", p.text, None,
+        "Key that authenticates the hidden markers in reviewbot's comments (fingerprints, reviewed SHA). Unset: "
+        "derived from GITHUB_WEBHOOK_SECRET (or the private key, or GITHUB_TOKEN). Changing it makes the next "
+        "review treat earlier findings as new.", secret=True, shown="derived from the webhook secret")
     github_api_url: str = env("GITHUB_API_URL", p.url, DEFAULT_GITHUB_API_URL,
                               "GitHub Enterprise: `https://HOST/api/v3` (GraphQL: `https://HOST/api/graphql`).")
     github_token: str | None = env("GITHUB_TOKEN", p.text, None, "Personal token for CLI one-offs.", secret=True)
@@ -84,6 +91,20 @@ class Settings:
     thinking: bool | None = env("REVIEWBOT_MODEL_THINKING", p.switch, None,
                                 "`on`/`off`: the model's thinking switch.", shown="unset")
     max_tool_turns: int = env("REVIEWBOT_MAX_TOOL_TURNS", p.count, 8, "Tool turns before the model must answer.")
+    conversation_pr_limit: int = env("REVIEWBOT_CONVERSATION_PR_LIMIT", p.count, 20,
+                                     "Questions answered in review threads per pull request per day (UTC).")
+    conversation_user_limit: int = env("REVIEWBOT_CONVERSATION_USER_LIMIT", p.count, 10,
+                                       "Questions answered in review threads per person per repository per day.")
+    vision: str = env("REVIEWBOT_VISION", p.choice("auto", "on", "off"), "auto",
+                      "Send PR-description screenshots to the model: auto (when the model is known to read images), "
+                      "on, off.")
+    max_images: int = env("REVIEWBOT_MAX_IMAGES", p.count, 3,
+                          "GitHub-hosted images from a PR description sent to a model that reads images (0: none).")
+    max_image_bytes: int = env("REVIEWBOT_MAX_IMAGE_BYTES", p.count, 5_000_000,
+                               "Largest image downloaded, and the most bytes of images one review downloads.")
+    max_image_pixels: int = env("REVIEWBOT_MAX_IMAGE_PIXELS", p.count, 40_000_000,
+                                "Images with more pixels are skipped (decompression bombs); others are downscaled "
+                                "to at most 1,568 px on the long side.")
     review_token_budget: int = env(
         "REVIEWBOT_REVIEW_TOKEN_BUDGET", p.count, 600_000,
         "Tokens (prompt + completion) one review may be billed over all its passes, verification batches and "
@@ -190,9 +211,18 @@ class Settings:
         if missing:
             raise ConfigError(f"{what} needs: " + ", ".join(missing))
 
+    def marker_key(self) -> bytes:
+        """The HMAC key for hidden markers: only this server can write one that later reviews believe."""
+        for name, value in (("marker", self.marker_secret), ("webhook", self.github_webhook_secret),
+                            ("private-key", self.github_private_key), ("token", self.github_token)):
+            if value:
+                return hmac.new(value.encode(), f"reviewbot markers v1 {name}".encode(), hashlib.sha256).digest()
+        raise ConfigError("posting a review needs REVIEWBOT_MARKER_SECRET (or GITHUB_WEBHOOK_SECRET) to sign its "
+                          "hidden markers")
+
     @property
     def secrets(self) -> list[str]:
         """Values that must never appear in logs or output."""
-        values = [self.github_private_key, self.github_webhook_secret, self.github_token,
+        values = [self.github_private_key, self.github_webhook_secret, self.marker_secret, self.github_token,
                   self.cloudflare_api_token, self.dashboard_token]
         return [v for v in values if v]

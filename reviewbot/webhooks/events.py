@@ -8,12 +8,10 @@ from typing import Any, TypeVar
 
 from reviewbot.comment_commands import Command, parse_command
 from reviewbot.queue.request import ReviewRequest
+from reviewbot.webhooks.review_comments import TRUSTED_ASSOCIATIONS, ThreadReply, review_comment
 
 T = TypeVar("T")
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
-# Only the repository's owner is trusted on sight: an organisation MEMBER or a COLLABORATOR may hold read access
-# only, so the worker asks the permission API before any of their commands can spend money.
-TRUSTED_ASSOCIATIONS = frozenset({"OWNER"})
 RERUN_ACTION = "rereview"
 
 
@@ -62,7 +60,7 @@ class Ping:
     zen: str
 
 
-Decision = ReviewRequest | CommentCommand | Rerun | Closed | Ignored | Accepted | Ping
+Decision = ReviewRequest | CommentCommand | ThreadReply | Rerun | Closed | Ignored | Accepted | Ping
 
 
 def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> Decision:
@@ -76,6 +74,9 @@ def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> De
         return handler(payload)
     if event == "issue_comment":
         return _issue_comment(payload, names)
+    if event == "pull_request_review_comment":
+        reply = review_comment(payload, names, _field)
+        return Ignored(reply) if isinstance(reply, str) else reply
     return Ignored(f"event {event!r} is not handled")
 
 

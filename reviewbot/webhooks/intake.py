@@ -1,4 +1,4 @@
-"""Turn a decision into stored work: delivery dedup, the latest-SHA marker, idempotent job ids."""
+"""Turn a decision into stored work: delivery dedup and idempotent job ids, stored in one atomic step."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from typing import Any
 from arq.connections import ArqRedis
 
 from reviewbot.app.identity import APP_SLUG_KEY
-from reviewbot.observe.jobcontext import delivery_kwarg
 from reviewbot.queue import keys
-from reviewbot.queue.enqueue import enqueue_review
+from reviewbot.queue.enqueue import Stored, enqueue_review, store_job
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.settings import Settings
 from reviewbot.webhooks.events import Closed, CommentCommand, Decision, Rerun
+from reviewbot.webhooks.review_comments import ThreadReply
 
 log = logging.getLogger(__name__)
 
@@ -41,42 +41,47 @@ class Intake:
             self._slug = raw.decode() if raw else None
         return [n for n in (self._slug, *self.settings.command_aliases) if n]
 
-    async def first_delivery(self, guid: str) -> bool:
-        """True the first time a delivery id is seen; GitHub's redeliveries keep the same id."""
-        if not guid:
-            return True
-        return bool(await self.pool.set(keys.delivery_key(guid), "1", nx=True, ex=keys.DELIVERY_TTL))
-
-    async def forget_delivery(self, guid: str) -> None:
-        """Undo `first_delivery` when the work could not be stored, so a redelivery is accepted."""
-        if guid:
-            await self.pool.delete(keys.delivery_key(guid))
-
     async def store(self, decision: Decision, delivery: str = "") -> Outcome:
-        """`delivery` names the request, so a crashed job re-run never posts twice but a new request does."""
-        if isinstance(decision, ReviewRequest):  # its SHA becomes the PR's newest, in the same round trip
-            return await self._review(dataclasses.replace(decision, run=delivery), latest=True)
+        """Store the work and mark `delivery` seen in one atomic step: a redelivery of a stored delivery is a
+        "duplicate" (200), one whose work was never stored is accepted. `delivery` also names the request, so a
+        crashed job re-run never posts twice but a new request does."""
+        if isinstance(decision, ReviewRequest):
+            return await self._review(dataclasses.replace(decision, run=delivery), delivery)
         if isinstance(decision, Closed):
-            await self.pool.set(keys.latest_key(decision.repo, decision.number), "closed", ex=keys.STATE_TTL)
+            # Nothing to store: every job asks GitHub for the PR's state before doing anything, and stops there.
             return Outcome(202, {"status": "cancelled", "reason": "pull request closed"})
         if isinstance(decision, Rerun):
             if not decision.numbers:
                 return Outcome(202, {"status": "ignored", "reason": "no pull request for this check"})
             outcomes = [await self._review(ReviewRequest(decision.installation_id, decision.repo, n,
                                                          decision.head_sha, trigger="rerun", full=decision.full,
-                                                         run=delivery))
-                        for n in decision.numbers]
-            return outcomes[0]
+                                                         run=delivery),
+                                           delivery if i == 0 or not delivery else f"{delivery}#{n}")
+                        for i, n in enumerate(decision.numbers)]
+            return next((o for o in outcomes if o.status != 200), outcomes[0])
         if isinstance(decision, CommentCommand):
             job_id = keys.command_job_id(decision.repo, decision.comment_id)
-            job = await self.pool.enqueue_job(
-                keys.COMMAND_FUNCTION, decision.installation_id, decision.repo, decision.number,
-                decision.comment_id, decision.author, decision.trusted, decision.command.verb,
-                decision.command.name, _job_id=job_id, **delivery_kwarg())  # observe: delivery id on its logs
-            return Outcome(202, {"status": "queued" if job else "already queued", "job_id": job_id})
+            stored = await store_job(
+                self.pool, keys.COMMAND_FUNCTION,
+                (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.author,
+                 decision.trusted, decision.command.verb, decision.command.name), {}, job_id, delivery=delivery)
+            return _outcome(stored, job_id, delivery)
+        if isinstance(decision, ThreadReply):
+            job_id = keys.conversation_job_id(decision.repo, decision.comment_id)
+            stored = await store_job(
+                self.pool, keys.CONVERSATION_FUNCTION,
+                (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.root_id,
+                 decision.author, decision.trusted, decision.mentioned, decision.dismissal), {}, job_id,
+                delivery=delivery)
+            return _outcome(stored, job_id, delivery)
         return Outcome(202, {"status": "ignored"})
 
-    async def _review(self, request: ReviewRequest, latest: bool = False) -> Outcome:
-        new = await enqueue_review(self.pool, request, latest=latest)
-        return Outcome(202, {"status": "queued" if new else "already queued",
-                             "job_id": keys.review_job_id(request.repo, request.number, request.head_sha)})
+    async def _review(self, request: ReviewRequest, delivery: str) -> Outcome:
+        job_id = keys.review_job_id(request.repo, request.number, request.head_sha)
+        return _outcome(await enqueue_review(self.pool, request, delivery=delivery), job_id, delivery)
+
+
+def _outcome(stored: Stored, job_id: str, delivery: str) -> Outcome:
+    if stored == "duplicate":
+        return Outcome(200, {"status": "duplicate", "delivery": delivery})
+    return Outcome(202, {"status": stored, "job_id": job_id})

@@ -119,13 +119,7 @@ async def receive(request: Request, settings: Settings, intake: Intake) -> Respo
         log.info("webhook %s", status, extra={"delivery": delivery, "event": event, "reason": decision.reason})
         return JSONResponse({"status": status, "reason": decision.reason}, status_code=202)
     try:
-        if not await intake.first_delivery(delivery):
-            return JSONResponse({"status": "duplicate", "delivery": delivery})
-        try:
-            outcome = await intake.store(decision, delivery)
-        except (RedisError, OSError):
-            await intake.forget_delivery(delivery)  # so GitHub's redelivery is accepted later
-            raise
+        outcome = await intake.store(decision, delivery)  # the dedup and the job: one atomic step
     except (RedisError, OSError) as exc:
         return _unavailable(delivery, exc)
     log.info("webhook stored", extra={"delivery": delivery, "event": event, **outcome.body})

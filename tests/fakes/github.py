@@ -9,6 +9,7 @@ installation or personal token) before its endpoint runs. Unknown paths are 404 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import secrets
@@ -35,6 +36,7 @@ from tests.fakes.diffs import git_diff
 from tests.fakes.github_core import JSON_MEDIA, ApiError, Call, Identity, Reply, not_found, now_iso
 from tests.fakes.github_state import (
     DEFAULT_PERMISSIONS,
+    Delay,
     Fault,
     GitHubState,
     Installation,
@@ -66,6 +68,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", f"{_REPO}/tarball/{{ref:path}}", "token", github_repos.get_tarball),
     ("GET", "/_codeload/{owner}/{repo}/legacy.tar.gz/{sha}", "none", github_repos.get_codeload),
     ("GET", f"{_REPO}/collaborators/{{user}}/permission", "token", github_repos.get_permission),
+    ("GET", "/user-attachments/assets/{asset_id}", "token", github_reviews.get_attachment),
     ("GET", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.list_reviews),
     ("POST", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.create_review),
     ("GET", f"{_REPO}/pulls/{{number}}/comments", "token", github_reviews.list_review_comments),
@@ -209,6 +212,19 @@ class FakeGitHub(GitHubState):
         with self.lock:
             return github_issues.add_comment(self, repo, number, body, author)
 
+    def add_review_reply(self, repo: str, number: int, parent_id: int, body: str, *,
+                         author: str = "maintainer-mo") -> dict[str, Any]:
+        """A person's reply in a review thread (then deliver `pull_request_review_comment` for it)."""
+        with self.lock:
+            return github_reviews.add_reply(self, repo, number, parent_id, body, author)
+
+    def add_attachment(self, data: bytes, content_type: str = "image/png") -> str:
+        """An uploaded attachment; returns its URL as the web UI would write it into a description."""
+        with self.lock:
+            asset = f"{len(self.attachments) + 1:08d}-fake-{secrets.token_hex(4)}"
+            self.attachments[asset] = (content_type, data)
+            return f"{self.base_url}/user-attachments/assets/{asset}"
+
     def add_delivery(self, guid: str, status_code: int, *, event: str = "pull_request",
                      action: str | None = "opened", delivered_at: str | None = None,
                      redelivery: bool = False) -> dict[str, Any]:
@@ -244,6 +260,20 @@ class FakeGitHub(GitHubState):
 
         return app
 
+    def set_state(self, repo: str, number: int, state: str) -> dict[str, Any]:
+        """Close (`closed`) or reopen (`open`) a pull request, as its author would on GitHub."""
+        with self.lock:
+            pr = self.pull(repo, number)
+            pr.state = state
+            pr.updated_at = now_iso()
+            return github_repos.pull_json(self, pr)
+
+    def slow(self, method: str, path_regex: str, seconds: float, times: int = 1) -> None:
+        """The next `times` matching requests get the answer computed when they arrive, `seconds` later: what
+        a client sees when its answer is overtaken by a change made meanwhile."""
+        with self.lock:
+            self.delays.append(Delay(method.upper(), re.compile(path_regex), seconds, times))
+
     def expire_tokens(self) -> None:
         """Every installation token issued so far now answers 401 Bad credentials."""
         with self.lock:
@@ -277,7 +307,14 @@ class FakeGitHub(GitHubState):
             raw = await request.body()
             # Handlers are synchronous and never await, so holding the lock here serialises whole requests.
             with self.lock:
-                return self._dispatch(request, raw, auth, handler)
+                response = self._dispatch(request, raw, auth, handler)
+                delay = next((d for d in self.delays if d.remaining > 0 and d.method in ("*", request.method)
+                              and d.pattern.fullmatch(request.url.path)), None)
+                if delay is not None:
+                    delay.remaining -= 1
+            if delay is not None:
+                await asyncio.sleep(delay.seconds)
+            return response
 
         return endpoint
 

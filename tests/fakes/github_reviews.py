@@ -203,3 +203,27 @@ def reply_to_comment(state: GitHubState, call: Call) -> Reply:
              "updated_at": now_iso(), "url": state.api(f"/repos/{pr.repo}/pulls/comments/{comment_id}")}
     state.review_comments[key].append(reply)
     return Reply(status=201, json=reply)
+
+
+def add_reply(state: GitHubState, repo: str, number: int, parent_id: int, body: str, login: str) -> dict[str, Any]:
+    """A person's reply in a review thread, stored as GitHub would store it (the test thread's side)."""
+    key = (repo, number)
+    parent = next((c for c in state.review_comments[key] if c["id"] == parent_id), None)
+    if parent is None:
+        raise not_found()
+    comment_id = state.next_id()
+    reply = {**parent, "id": comment_id, "node_id": f"PRRC_fake{comment_id}", "body": body,
+             "user": state.user(login), "in_reply_to_id": parent_id, "created_at": now_iso(),
+             "updated_at": now_iso(), "url": state.api(f"/repos/{repo}/pulls/comments/{comment_id}"),
+             "author_association": "MEMBER"}
+    state.review_comments[key].append(reply)
+    return reply
+
+
+def get_attachment(state: GitHubState, call: Call) -> Reply:
+    """`https://github.com/user-attachments/assets/<id>`: an attachment, for a token that may read the repository.
+    (GitHub redirects to signed storage; serving the bytes here keeps the fake to one host.)"""
+    found = state.attachments.get(call.params["asset_id"])
+    if found is None:
+        raise not_found()
+    return Reply(text=found[1], media_type=found[0])

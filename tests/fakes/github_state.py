@@ -71,6 +71,15 @@ class Fault:
 
 
 @dataclass
+class Delay:
+    """The real answer, computed on arrival and sent `seconds` later: a slow network or a slow replica."""
+    method: str
+    pattern: re.Pattern[str]
+    seconds: float
+    remaining: int
+
+
+@dataclass
 class RateWindow:
     used: int
     reset_at: int
@@ -162,6 +171,7 @@ class GitHubState:
             self.requests: list[RecordedCall] = []
             self.request_times: list[float] = []  # epoch seconds of arrival, parallel to `requests`
             self.faults: list[Fault] = []
+            self.delays: list[Delay] = []
             self.rate_windows: dict[str, RateWindow] = {}
             self.rate_limit = 5000
             # The App's webhook deliveries (newest last), redelivery requests and manifest codes.
@@ -170,6 +180,8 @@ class GitHubState:
             self.redelivery_status: tuple[int, str] = (202, "OK")
             self.manifest_codes: dict[str, bytes] = {}
             self.resolved_threads: set[str] = set()
+            # Files attached to descriptions and comments: asset id -> (content type, bytes).
+            self.attachments: dict[str, tuple[str, bytes]] = {}
 
     def next_id(self) -> int:
         return next(self._ids)

@@ -49,6 +49,24 @@ def verification_candidates(request_json: dict[str, Any]) -> list[tuple[int, str
     return None
 
 
+# A question from a review thread: the last user message starts with this header (reviewbot.review.prompt.thread).
+THREAD_HEADER = "## Question in a review thread"
+
+
+def thread_question(request_json: dict[str, Any]) -> str | None:
+    """The last user message of a thread-question request, or None for any other request."""
+    messages = [m for m in request_json.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"]
+    content = messages[-1].get("content") if messages else None
+    return content if isinstance(content, str) and content.startswith(THREAD_HEADER) else None
+
+
+def image_parts(request_json: dict[str, Any]) -> list[dict[str, Any]]:
+    """The OpenAI-style `image_url` content parts of a request, in order."""
+    return [part for m in request_json.get("messages") or [] if isinstance(m, dict)
+            and isinstance(m.get("content"), list) for part in m["content"]
+            if isinstance(part, dict) and part.get("type") == "image_url"]
+
+
 def verdicts_json(verdicts: list[dict[str, Any]]) -> str:
     return json.dumps({"verdicts": verdicts})
 
@@ -60,6 +78,8 @@ def answering(review: str | Callable[[dict[str, Any]], str],
     chosen = verdicts or {}
 
     def answer(request_json: dict[str, Any]) -> str:
+        if thread_question(request_json) is not None:
+            return json.dumps({"answer": "An empty list makes `len(items)` zero, so the division raises."})
         candidates = verification_candidates(request_json)
         if candidates is None:
             return review if isinstance(review, str) else review(request_json)

@@ -24,7 +24,7 @@ from reviewbot.app.setup.pages import SetupPages
 from reviewbot.cli.github_app import setup_command, setup_for_serve
 from reviewbot.cli.main import main
 from reviewbot.errors import ConfigError
-from reviewbot.observe.pages import STYLESHEET
+from reviewbot.observe.theme import STYLESHEET
 from reviewbot.settings import Settings
 from reviewbot.webhooks.server import create_app
 from tests.conftest_fakes import APP_ID

@@ -84,8 +84,9 @@ def test_dry_run_calls_no_model_and_needs_no_credentials(repo: Path, fake_model:
     done = run_cli(["review", "--repo", str(repo), "--base", "main", "--dry-run", "--format", "json"], {}, repo)
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)
-    assert [s["name"] for s in plan["sections"]] == ["system", "guidance", "context files", "pull request",
-                                                     "diff", "notes"]
+    assert [s["name"] for s in plan["sections"]] == ["system", "guidance", "context files", "diff",
+                                                     "more context files", "diff, changed by the newest push",
+                                                     "pull request", "notes"]
     assert plan["prompt_tokens_estimate"] == sum(s["tokens"] for s in plan["sections"])
     assert plan["estimated_cost_usd"] > 0
     assert fake_model.requests == []

@@ -61,6 +61,9 @@ def test_after_a_review_the_plan_expects_the_cache_and_the_next_review_keeps_the
     fake_model.script_reply(findings_json([]))
     assert run_cli(args, env, shop).returncode == 0
     first, second = (r.json["messages"][1]["content"] for r in fake_model.requests)
-    context_end = first.index("## Pull request")
-    assert second.startswith(first[:context_end])
+    diff_end = first.index("--- shop/pricing.py")  # the only diff file, changed by the push
+    assert second[:diff_end] == first[:diff_end]
+    # The branch's title is its first commit's subject; the commit list, oldest first, follows the diff.
+    assert "Title: Prices in a currency\n" in first and "Title: Prices in a currency\n" in second
+    assert second.index("--- shop/pricing.py") < second.index("Prices in a currency\n\n\nDiscounts")
     assert len(list((tmp_path / "data" / "layouts").glob("*.json"))) == 1

@@ -54,16 +54,25 @@ async def test_the_review_prompt_holds_the_untouched_caller_and_the_summary_says
 async def test_a_re_review_keeps_the_layout_reuses_the_cached_tree_and_calibrates(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    first_head = {**BASE, "shop/pricing.py": PRICING.replace("return item.cents", "return int(item.cents)")}
-    await review(web, settings, redis_url, fake_github.add_pull(REPO, 12, base_files=BASE, head_files=first_head))
+    first_head = {**BASE, "shop/pricing.py": PRICING.replace("return item.cents", "return int(item.cents)"),
+                  "shop/checkout.py": BASE["shop/checkout.py"] + "\n\ndef empty(cart):\n    return not cart\n"}
+    await review(web, settings, redis_url, fake_github.add_pull(REPO, 12, base_files=BASE, head_files=first_head,
+                                                                title="Integer prices", body="Cents only."))
+    # A small push to one of the two files: tax() gains a parameter, so its caller joins the context.
     second_head = {**first_head, "shop/pricing.py": first_head["shop/pricing.py"].replace(
         "def tax(cents):", "def tax(cents, rate):")}
     pushed = fake_github.update_head(REPO, 12, second_head)
     await review(web, settings, redis_url, pushed, "pull_request.synchronize")
     first, second = (r.json["messages"][1]["content"] for r in fake_model.requests)
-    context_end = first.index("## Pull request")
-    assert second.startswith(first[:context_end])  # the earlier context blocks, byte for byte, in front
-    assert "return cents - tax(cents)" in second[context_end:]  # the new caller, appended after them
+    # Byte-identical up to the diff file the push changed: guidance, context, the unchanged file's diff.
+    changed_at = first.index("--- shop/pricing.py")
+    assert first.index("--- shop/checkout.py") < changed_at
+    assert second[:changed_at] == first[:changed_at]
+    # Then what the push brought: the new caller, the changed file's diff, and last the pull request's text.
+    order = [second.index(s) for s in ("return cents - tax(cents)", "--- shop/pricing.py", "Title: Integer prices")]
+    assert changed_at <= order[0] and order == sorted(order)
+    cached = fake_model.served[1]["usage"]["prompt_tokens_details"]["cached_tokens"]
+    assert cached >= (len(first[:changed_at]) // 4 // 64) * 64  # the fake caches whole 64-token blocks
     assert len([r for r in fake_github.requests if "/tarball/" in r.path]) == 1  # same base: cached tree
     client = Redis.from_url(redis_url)
     stores = RedisStores(client)

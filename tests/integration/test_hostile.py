@@ -19,6 +19,7 @@ from redis import Redis
 
 from reviewbot.errors import DiffError
 from reviewbot.model import Usage
+from reviewbot.observe.metrics import PREFIX as METRICS_PREFIX
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import parse_diff, render_numbered
 from reviewbot.review.findings.anchoring import anchor
@@ -60,8 +61,10 @@ class Hook:
         return self.loop.run_until_complete(self.client.post("/webhooks/github", content=body, headers=headers))
 
     def state(self) -> tuple[int, int]:
-        """(keys in Redis, queued jobs): an enqueue, or any other write, changes it."""
-        return int(self.redis.dbsize()), int(self.redis.zcard("arq:queue"))
+        """(keys in Redis, queued jobs): an enqueue, or any other write, changes it. The metrics counters are left
+        out: counting refused deliveries is their job, and the first refusal of a run creates their key."""
+        keys = sum(1 for key in self.redis.scan_iter(count=1000) if not key.startswith(METRICS_PREFIX.encode()))
+        return keys, int(self.redis.zcard("arq:queue"))
 
     def close(self) -> None:
         self.loop.run_until_complete(self.client.aclose())
@@ -260,7 +263,7 @@ def test_diffs_parse_anchor_and_plan_or_fail_with_a_diff_error(text: str | bytes
     placement = anchor(data.draw(findings_for([f.path for f in diff.files])), diff)
     report = ReviewReport(summary=data.draw(TEXT), placement=placement, usage=Usage(), model="m",
                           files_reviewed=len(diff.files))
-    publication = plan(report, diff, head_sha="a" * 40, config=RepoConfig(max_comments=100), run_id="r")
+    publication = plan(report, diff, head_sha="a" * 40, config=RepoConfig(max_comments=100), run_id="r", key=b"k")
     for comment in publication.payload["comments"]:  # what GitHub would refuse with a 422 is never planned
         file = diff.file(comment["path"])
         assert file is not None and comment["line"] in file.commentable(comment["side"])

@@ -90,6 +90,7 @@ async def test_closing_the_pr_cancels_pending_work(web: httpx.Client, settings: 
                                                    fake_github: FakeGitHub, fake_model: FakeModel) -> None:
     pull = open_pull(fake_github)
     deliver(web, "pull_request", payload("pull_request.opened", pull))
+    fake_github.set_state(REPO, 7, "closed")
     closed = deliver(web, "pull_request", payload("pull_request.closed", pull))
     assert closed.json()["status"] == "cancelled"
     await drain(settings, redis_url)

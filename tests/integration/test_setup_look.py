@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from reviewbot.app.setup.pages import SetupPages
-from reviewbot.observe.pages import STYLESHEET
+from reviewbot.observe.theme import STYLESHEET
 from reviewbot.settings import Settings
 from reviewbot.webhooks.server import create_app
 from tests.browser import find_chromium, inspect, screenshot

@@ -142,7 +142,7 @@ async def test_security_review_command_end_to_end(
     assert "CWE-798" not in summary.split("#### Security")[1].split("\n\n")[1]  # the refuted one is not counted
 
 
-async def test_an_unusable_verification_answer_leaves_the_candidates_out_and_says_so(
+async def test_an_unusable_verification_answer_posts_the_candidates_marked_unverified(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
     def review_or_junk(request: dict[str, Any]) -> str:
@@ -154,8 +154,10 @@ async def test_an_unusable_verification_answer_leaves_the_candidates_out_and_say
     posted = await review(web, settings, redis_url, fake_github, open_pull(fake_github))
     _, _, repair = fake_model.requests
     assert "verdicts are missing for candidate ids 1" in repair.json["messages"][-1]["content"]
-    assert posted["comments"] == []
+    [comment_] = posted["comments"]
+    assert comment_["line"] == 5 and "**unverified**" in comment_["body"]
     assert "1 candidate finding(s) could not be checked" in posted["body"]
+    assert only_check(fake_github)["conclusion"] == "neutral"  # a major finding: not a success
 
 
 def test_the_config_schema_documents_verify_and_passes() -> None:

@@ -102,3 +102,11 @@ def test_the_web_app_does_not_import_the_worker_or_the_pipeline() -> None:
 def test_every_package_says_its_place_in_the_flow() -> None:
     for init in PACKAGE.rglob("__init__.py"):
         assert ast.get_docstring(ast.parse(init.read_text())), f"{init} has no docstring"
+
+
+def test_no_two_modules_share_a_name() -> None:
+    names: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name not in ("__init__.py", "__main__.py"):
+            names.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reviewbot.app.app_api import CreatedApp
-from reviewbot.observe.pages import page_templates
+from reviewbot.observe.theme import page_templates
 
 # The setup templates extend the dashboard's base.html; message.html is the dashboard's too.
 _TEMPLATES = page_templates("reviewbot.app.setup")

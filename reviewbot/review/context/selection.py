@@ -118,10 +118,13 @@ class Selector:
                 strength, what = 65.0, "a constant the new code uses"
             else:
                 continue  # attributes and locals: too many, too vague
-            for path, d in self.index.definitions_of(name, change.file.path, limit=3):
+            found = self.index.definitions_of(name, change.file.path, limit=3)
+            places = len({path for path, _ in found})  # a name defined in several files: which one is meant?
+            for n, (path, d) in enumerate(found):
                 if path in self.changed_paths and path != change.file.old_path:
                     continue
-                self.add(path, strength, f"defines `{name}`, {what}", [self._span(d.start, d.end, d.start)])
+                share = strength / (places ** 0.5 if n == 0 else places)  # the nearest is the likeliest
+                self.add(path, share, f"defines `{name}`, {what}", [self._span(d.start, d.end, d.start)])
 
     def _tests(self, change: FileChange) -> None:
         if is_test(change.file.path):

@@ -1,14 +1,19 @@
-"""Stable finding identity: survives line shifts, so re-reviews never repeat themselves."""
+"""Stable finding identity: survives line shifts, so re-reviews never repeat themselves. The hidden markers that
+carry it are authenticated and read only from the bot's own trailer, so text the model echoes cannot forge one."""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import json
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from reviewbot.review.diff.parse import FileDiff, Side
 
-MARKER = re.compile(r"<!-- reviewbot:fp=([0-9a-f]{16});ck=([0-9a-f]{16}) -->")
+MARKER = re.compile(r"<!-- reviewbot:fp=([0-9a-f]{16});ck=([0-9a-f]{16});mac=([0-9a-f]{32}) -->")
+REVIEW_MARKER = re.compile(r"<!-- reviewbot:review (\{.*\}) mac=([0-9a-f]{32}) -->")
 
 
 def _digest(*parts: str) -> str:
@@ -48,10 +53,40 @@ def code_key(path: str, category: str, code: list[str]) -> str:
     return _digest(path, category, normalize_code(code))
 
 
-def marker(fp: str, ck: str) -> str:
-    return f"<!-- reviewbot:fp={fp};ck={ck} -->"
+def _mac(key: bytes, what: str, payload: str) -> str:
+    return hmac.new(key, f"{what}\x1f{payload}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
-def read_marker(body: str) -> tuple[str, str] | None:
-    match = MARKER.search(body or "")
-    return (match.group(1), match.group(2)) if match else None
+def _trailer(body: str | None) -> str:
+    """The last line: where the bot appends its marker, after everything the model's text can produce."""
+    lines = (body or "").rstrip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def marker(fp: str, ck: str, key: bytes) -> str:
+    return f"<!-- reviewbot:fp={fp};ck={ck};mac={_mac(key, 'finding', f'{fp};{ck}')} -->"
+
+
+def read_marker(body: str | None, key: bytes) -> tuple[str, str] | None:
+    """A comment's fingerprint and code key, only from an authenticated marker on its last line."""
+    match = MARKER.fullmatch(_trailer(body))
+    if not match or not hmac.compare_digest(match.group(3), _mac(key, "finding", f"{match[1]};{match[2]}")):
+        return None
+    return match.group(1), match.group(2)
+
+
+def review_marker(data: dict[str, Any], key: bytes) -> str:
+    payload = json.dumps(data, sort_keys=True, separators=(",", ":")).replace("--", "-\\u002d")
+    return f"<!-- reviewbot:review {payload} mac={_mac(key, 'review', payload)} -->"
+
+
+def read_review_marker(body: str | None, key: bytes) -> dict[str, Any] | None:
+    """A review's {sha, run, fps}, only from an authenticated marker on its last line."""
+    match = REVIEW_MARKER.fullmatch(_trailer(body))
+    if not match or not hmac.compare_digest(match.group(2), _mac(key, "review", match.group(1))):
+        return None
+    try:
+        data = json.loads(match.group(1))
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None

@@ -1,4 +1,5 @@
-"""Review passes → merge by fingerprint → verification: only findings that were checked reach publishing."""
+"""Review passes → merge by fingerprint → verification. A check that cannot run never loses a finding: the
+candidates are kept and labelled unverified, and what the failed step cost is still counted."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from reviewbot.errors import ModelOutputError, OverBudget
-from reviewbot.model import Reviewer, Usage, Verifier
+from reviewbot.errors import ModelPermanent
+from reviewbot.model import ModelAnswer, Reviewer, Usage, Verifier
 from reviewbot.review.diff.parse import ParsedDiff
 from reviewbot.review.findings.passes import MAX_PASSES, merge_passes, pass_messages
 from reviewbot.review.findings.schema import Finding, ReviewOutput, Severity
@@ -56,13 +57,13 @@ async def checked_findings(messages: list[dict[str, str]], affinity: str, precis
                            verifier: VerifierPort | None) -> Checked:
     passes = max(1, min(precision.passes, MAX_PASSES))
     first = await reviewer.review(pass_messages(messages, 0), affinity)  # warms the cache for the others
-    extra = await _all([_optional(reviewer.review(pass_messages(messages, i), affinity)) for i in range(1, passes)])
-    answers = [first, *(a for a in extra if a is not None)]
-    usage = sum((a.usage for a in answers[1:]), first.usage)
+    extra = await _all([_extra_pass(reviewer, pass_messages(messages, i), affinity) for i in range(1, passes)])
+    answers = [first] + [a for a, _ in extra if a is not None]
+    usage = sum((u for _, u in extra), first.usage)
     findings, merged = merge_passes([a.output.findings for a in answers], diff)
     candidates = [f for f in findings if needs_check(f, precision.policy, precision.threshold)]
     kept = [f for f in findings if not needs_check(f, precision.policy, precision.threshold)]
-    checks = Checks(passes=len(answers), merged=merged)
+    checks = Checks(passes=len(answers), merged=merged, failed_passes=passes - len(answers))
     if candidates and verifier is not None:
         batches = [candidates[i:i + BATCH] for i in range(0, len(candidates), BATCH)]
         results = await _all([_verify(verifier, messages, batch, affinity, diff, read_base) for batch in batches])
@@ -81,27 +82,31 @@ async def _verify(verifier: VerifierPort, messages: list[dict[str, str]], batch:
     ids = list(range(1, len(batch) + 1))
     try:
         answer = await verifier.verify(verification_messages(messages, batch, diff, read_base), ids, affinity)
-    except (ModelOutputError, OverBudget) as exc:
-        # Unchecked is not confirmed: leave them out, and say so in the summary rather than fail the review.
-        log.warning("verification unusable or over budget; candidates left out", extra={"error": str(exc)[:300]})
-        return [], Checks(checked=0, unchecked=tuple(f.title for f in batch)), Usage()
+    except ModelPermanent as exc:
+        # A precision filter that fails must not become a silent pass: post the candidates, labelled.
+        log.warning("verification could not run; candidates posted as unverified", extra={"error": str(exc)[:300]})
+        unverified = [f.model_copy(update={"unverified": True}) for f in batch]
+        return unverified, Checks(checked=0, unchecked=tuple(f.title for f in batch)), exc.usage
     kept, checks = apply_verdicts(batch, answer.verdicts)
     return kept, checks, answer.usage
 
 
-async def _optional(answer: Coroutine[Any, Any, T]) -> T | None:
-    """An extra pass that the review's token budget cannot cover is left out; the first pass's answer stands."""
+async def _extra_pass(reviewer: ReviewerPort, messages: list[dict[str, str]],
+                      affinity: str) -> tuple[ModelAnswer[ReviewOutput] | None, Usage]:
+    """An extra pass that fails permanently is skipped (the first pass's findings stand), its cost counted."""
     try:
-        return await answer
-    except OverBudget as exc:
-        log.warning("extra review pass left out: over budget", extra={"error": str(exc)[:300]})
-        return None
+        answer = await reviewer.review(messages, affinity)
+    except ModelPermanent as exc:
+        log.warning("an extra review pass failed; keeping the other passes", extra={"error": str(exc)[:300]})
+        return None, exc.usage
+    return answer, answer.usage
 
 
 def _add(a: Checks, b: Checks) -> Checks:
     return Checks(checked=a.checked + b.checked, confirmed=a.confirmed + b.confirmed,
                   downgraded=a.downgraded + b.downgraded, dropped=a.dropped + b.dropped,
-                  unchecked=a.unchecked + b.unchecked, passes=a.passes, merged=a.merged)
+                  unchecked=a.unchecked + b.unchecked, passes=a.passes, merged=a.merged,
+                  failed_passes=a.failed_passes)
 
 
 async def _all(coroutines: list[Coroutine[Any, Any, T]]) -> list[T]:

@@ -31,6 +31,9 @@ class Finding(BaseModel):
     suggestion: str | None = None
     confidence: float = Field(ge=0.0, le=1.0)
     cwe: str | None = None  # security findings: the CWE id, "CWE-89"
+    # Set by reviewbot (never in the model's schema): a candidate whose verification could not run is posted
+    # anyway, labelled, rather than silently dropped.
+    unverified: bool = False
 
     @field_validator("cwe", mode="before")
     @classmethod

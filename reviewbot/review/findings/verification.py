@@ -74,9 +74,10 @@ class Checks:
     confirmed: int = 0
     downgraded: int = 0
     dropped: tuple[tuple[str, str], ...] = ()  # (title, reason) of refuted candidates
-    unchecked: tuple[str, ...] = ()  # titles left out because their verification answer was unusable
+    unchecked: tuple[str, ...] = ()  # titles posted unverified because their verification could not run
     passes: int = 1
     merged: int = 0  # duplicates merged across passes
+    failed_passes: int = 0  # extra passes whose answer was unusable (the others' findings stand)
 
 
 def needs_check(finding: Finding, policy: VerifyPolicy, threshold: Severity) -> bool:

@@ -6,6 +6,9 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from reviewbot.review.context.index import is_test
+from reviewbot.review.context.languages import language_for
+
 Ranges = tuple[tuple[int, int], ...] | None  # None: the whole file
 
 
@@ -25,11 +28,24 @@ class BlockSpec:
 
 @dataclass(frozen=True)
 class Layout:
-    """What one review sent: context blocks in order, diff files in order, and a digest of every prompt block."""
+    """What one review sent: context blocks in order, diff files in order, and a digest of every prompt block.
+
+    Context added by a re-review goes after the diff files that did not change (`late_from` and `diff_split`
+    say where), so a new caller found after a push does not move the cached diff behind it."""
 
     context: tuple[BlockSpec, ...] = ()
     diff_order: tuple[str, ...] = ()
     blocks: tuple[tuple[str, str, int], ...] = ()  # (block id, digest, tokens) in prompt order
+    late_from: int | None = None  # context[late_from:] sit between diff_order[:diff_split] and the rest
+    diff_split: int | None = None
+
+    @property
+    def early(self) -> int:
+        return len(self.context) if self.late_from is None else min(self.late_from, len(self.context))
+
+    @property
+    def split(self) -> int:
+        return len(self.diff_order) if self.diff_split is None else min(self.diff_split, len(self.diff_order))
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -38,6 +54,7 @@ class Layout:
                          "reason": b.reason} for b in self.context],
             "diff_order": list(self.diff_order),
             "blocks": [list(b) for b in self.blocks],
+            "late_from": self.late_from, "diff_split": self.diff_split,
         }
 
     @classmethod
@@ -50,7 +67,9 @@ class Layout:
                                       tuple((int(r[0]), int(r[1])) for r in b["ranges"]), str(b["reason"]))
                             for b in data["context"])
             blocks = tuple((str(i), str(d), int(t)) for i, d, t in data["blocks"])
-            return cls(context=context, diff_order=tuple(str(p) for p in data["diff_order"]), blocks=blocks)
+            late, split = data.get("late_from"), data.get("diff_split")
+            return cls(context=context, diff_order=tuple(str(p) for p in data["diff_order"]), blocks=blocks,
+                       late_from=None if late is None else int(late), diff_split=None if split is None else int(split))
         except (KeyError, TypeError, ValueError, IndexError):
             return None
 
@@ -74,13 +93,24 @@ def shared_prefix_tokens(previous: Layout | None, blocks: list[tuple[str, str, i
     return total
 
 
-def diff_order(previous: Layout | None, texts: dict[str, str]) -> list[str]:
-    """Unchanged diff files in their earlier order, then the rest (changed or new) by path."""
+def diff_order(previous: Layout | None, texts: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Diff files before and after the re-review's added context: the unchanged ones in their earlier order
+    (on the side of it they were on), then the changed or new ones by path, last because they change again."""
     if previous is None:
-        return sorted(texts)
+        return sorted(texts, key=volatility), []
     unchanged = [p for p in previous.diff_order if p in texts and previous.digest_of(f"diff:{p}") == digest(texts[p])]
+    before = set(previous.diff_order[:previous.split])
     seen = set(unchanged)
-    return unchanged + sorted(p for p in texts if p not in seen)
+    return ([p for p in unchanged if p in before],
+            [p for p in unchanged if p not in before] + sorted((p for p in texts if p not in seen), key=volatility))
+
+
+def volatility(path: str) -> tuple[int, str]:
+    """How likely a follow-up push is to touch a file again: prose and metadata least, then tests, code most
+    (review findings are about code). The first review orders its diff by this, so a push breaks the prefix late."""
+    if language_for(path) is None:
+        return (0, path)
+    return (1 if is_test(path) else 2, path)
 
 
 def covered(old: Ranges, new: Ranges) -> bool:

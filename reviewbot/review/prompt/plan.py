@@ -1,4 +1,8 @@
-"""diff → filters → symbols → context → layout: the prompt plan of one review, with its coverage report."""
+"""diff → filters → symbols → context → layout: the prompt plan of one review, with its coverage report.
+
+Prompt order is by volatility, for the provider's prefix cache: system, guidance, base-version context, the diff
+files a push left unchanged, context a re-review added, the diff files the newest push changed, then the pull
+request's own text (title, description, commits) and the notes, which may change with every push."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from reviewbot.review.context.options import guidance
 from reviewbot.review.context.selection import Selector
 from reviewbot.review.context.snapshot import MemorySnapshot
 from reviewbot.review.diff.filters import Attributes, path_reason, screen
-from reviewbot.review.prompt.blocks import Block, context_blocks
+from reviewbot.review.prompt.blocks import Chosen, context_blocks
 from reviewbot.review.prompt.coverage import Coverage
 from reviewbot.review.prompt.diffsection import DiffEntry, plan_diff
 from reviewbot.review.prompt.layout import Layout, diff_order, digest, shared_prefix_tokens
@@ -25,6 +29,8 @@ MAX_DESCRIPTION_CHARS = 8_000
 MAX_LISTED_OMISSIONS = 100
 CONTEXT_HEADER = "## Files as they were before this pull request (base commit)"
 DIFF_HEADER = "## The diff (old new kind text)"
+LATE_HEADER = "## More files as they were before this pull request (base commit)"
+DIFF_MORE_HEADER = "## The diff, continued (old new kind text)"
 
 
 @dataclass(frozen=True)
@@ -67,8 +73,10 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
                + [(p.path, p.reason) for p in inp.diff.problems])
     omitted = _omissions(skipped)
     left = room - sum(e.tokens for e in entries) - estimate_tokens(omitted + CONTEXT_HEADER + DIFF_HEADER, cpt)
-    blocks = context_blocks(picks, index, previous, left, cpt, index.is_skipped)
-    return _finish(inp, fixed, blocks, entries, skipped, omitted, previous, cpt, len(changes))
+    spans = {f.old_path: tuple((h.old_start, h.old_start + max(h.old_len, 1) - 1) for h in f.hunks)
+             for f in screened.kept if f.old_path and f.path in {e.path for e in entries if e.partial is None}}
+    chosen = context_blocks(picks, index, previous, left, cpt, index.is_skipped, spans)
+    return _finish(inp, fixed, chosen, entries, skipped, omitted, previous, cpt, len(changes))
 
 
 def _omissions(skipped: list[tuple[str, str]]) -> str:
@@ -80,23 +88,33 @@ def _omissions(skipped: list[tuple[str, str]]) -> str:
     return f"Changed files not shown:\n{listed}{more}"
 
 
-def _finish(inp: PromptInput, fixed: list[Section], blocks: list[Block], entries: list[DiffEntry],
+def _finish(inp: PromptInput, fixed: list[Section], chosen: Chosen, entries: list[DiffEntry],
             skipped: list[tuple[str, str]], omitted: str, previous: Layout | None, cpt: float,
             analyzed: int) -> Plan:
     system, guide, pr, notes = fixed
-    context_text = f"{CONTEXT_HEADER}\n\n" + "\n\n".join(b.text for b in blocks) if blocks else ""
-    context = Section("context files", context_text, tuple(b.spec.path for b in blocks), cpt)
+    early, late = chosen.early, chosen.late
+    context_text = f"{CONTEXT_HEADER}\n\n" + "\n\n".join(b.text for b in early) if early else ""
+    context = Section("context files", context_text, tuple(b.spec.path for b in early), cpt)
     texts = {e.path: e.text for e in entries}
-    order = diff_order(previous, texts)
-    diff_text = "\n\n".join([DIFF_HEADER, *(texts[p] for p in order), *([omitted] if omitted else [])])
-    diff = Section("diff", diff_text, tuple(order), cpt)
-    sections = (system, guide, context, pr, diff, notes)
-    ids = ([("system", system.text), ("guidance", guide.text), ("ctx-header", CONTEXT_HEADER if blocks else "")]
-           + [(b.spec.id, b.text) for b in blocks] + [("pr", pr.text), ("diff-header", DIFF_HEADER)]
-           + [(f"diff:{p}", texts[p]) for p in order] + [("diff-omitted", omitted), ("notes", notes.text)])
+    before, after = diff_order(previous, texts)
+    diff = Section("diff", "\n\n".join([DIFF_HEADER, *(texts[p] for p in before)]), tuple(before), cpt)
+    late_text = f"{LATE_HEADER}\n\n" + "\n\n".join(b.text for b in late) if late else ""
+    more = Section("more context files", late_text, tuple(b.spec.path for b in late), cpt)
+    rest = [DIFF_MORE_HEADER] if late and after else []
+    rest_text = "\n\n".join([*rest, *(texts[p] for p in after), *([omitted] if omitted else [])])
+    diff_more = Section("diff, changed by the newest push", rest_text, tuple(after), cpt)
+    sections = (system, guide, context, diff, more, diff_more, pr, notes)
+    ids = ([("system", system.text), ("guidance", guide.text), ("ctx-header", CONTEXT_HEADER if early else "")]
+           + [(b.spec.id, b.text) for b in early] + [("diff-header", DIFF_HEADER)]
+           + [(f"diff:{p}", texts[p]) for p in before] + [("late-header", LATE_HEADER if late else "")]
+           + [(b.spec.id, b.text) for b in late] + [("diff-more-header", rest[0] if rest else "")]
+           + [(f"diff:{p}", texts[p]) for p in after] + [("diff-omitted", omitted), ("pr", pr.text),
+                                                         ("notes", notes.text)])
     digests = [(i, digest(t), estimate_tokens(t, cpt) + (system.extra_tokens if i == "system" else 0))
                for i, t in ids]
-    layout = Layout(context=tuple(b.spec for b in blocks), diff_order=tuple(order), blocks=tuple(digests))
+    blocks = early + late
+    layout = Layout(context=tuple(b.spec for b in blocks), diff_order=(*before, *after), blocks=tuple(digests),
+                    late_from=len(early), diff_split=len(before))
     notes_list = list(inp.notes) + ([f"context was gathered for the first {analyzed} changed files only"]
                                     if analyzed >= MAX_ANALYZED else [])
     coverage = Coverage(
@@ -105,7 +123,8 @@ def _finish(inp: PromptInput, fixed: list[Section], blocks: list[Block], entries
         skipped=tuple(skipped),
         context=tuple((b.spec.path, b.spec.reason + b.note, b.tokens) for b in blocks),
         sections=tuple((s.name, s.tokens) for s in sections),
-        notes=tuple(notes_list))
+        notes=tuple(notes_list),
+        left_out=tuple(chosen.left_out))
     prompt = Prompt(sections=sections, skipped=tuple(p for p, _ in skipped))
     return Plan(prompt=prompt, coverage=coverage, layout=layout,
                 reuse_tokens=shared_prefix_tokens(previous, digests))

@@ -1,42 +1,42 @@
-"""Markdown for comments, the review body and the check run; user-controlled text is neutralised."""
+"""Markdown for comments, the review body and the check run; untrusted text is rebuilt by a real parser."""
 
 from __future__ import annotations
 
 import re
 import urllib.parse
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from reviewbot.model import Usage
 from reviewbot.review.findings.anchoring import Anchored, Placement
-from reviewbot.review.findings.schema import FileNote, Finding
+from reviewbot.review.findings.schema import SEVERITY_RANK, FileNote, Finding
 from reviewbot.review.findings.security import security_section
 from reviewbot.review.findings.verification import Checks
 from reviewbot.review.prompt.coverage import Coverage, coverage_line, render_coverage
 from reviewbot.review.publish.redaction import redact
+from reviewbot.review.publish.safemd import LinkPolicy, fence, safe_inline, safe_markdown
 
+__all__ = ["LinkPolicy", "fence"]
 MAX_BODY = 60_000  # GitHub allows 65,536; room for the marker and truncation note
 BADGE = {"critical": "🔴 **Critical**", "major": "🟠 **Major**", "minor": "🟡 **Minor**", "nit": "⚪ **Nit**"}
-_CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.DOTALL)
-_MENTION = re.compile(r"(?<![\w@`])@(?=[A-Za-z0-9])")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)]*)\)")
+UNVERIFIED = "**unverified**"  # the one word on a finding whose verification could not run
 
 
-def neutralize(text: str) -> str:
-    """No @-mentions, no images, no raw HTML outside code, no secret-looking strings anywhere; code spans and
-    blocks otherwise stay as written."""
-    parts = _CODE.split(redact(text))
-    for i in range(0, len(parts), 2):  # even indexes are prose, odd ones are code
-        prose = _IMAGE.sub(lambda m: f"[image: {m.group(1) or 'link'}]", parts[i])
-        prose = prose.replace("<", "&lt;").replace(">", "&gt;")
-        parts[i] = _MENTION.sub("@\u200d", prose)
-    return "".join(parts)
+def neutralize(text: str, policy: LinkPolicy | None = None) -> str:
+    """Untrusted Markdown (the model's, echoing the PR's) parsed and rebuilt: no images, no raw HTML, no links
+    outside the repository, no @-mentions outside code, no secret-looking strings anywhere."""
+    return safe_markdown(redact(text), policy)
 
 
-def fence(code: str, info: str = "") -> str:
-    """A fenced block whose fence is longer than any backtick run inside the code."""
-    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{info}\n{code.rstrip(chr(10))}\n{ticks}"
+def plain(text: str) -> str:
+    """Text GitHub shows as is (check-run annotations): no secrets, no pings; Markdown would only show escapes."""
+    return re.sub(r"(?<![\w`])@(?=[A-Za-z0-9])", "@\u200d", redact(text))
+
+
+def neutralize_inline(text: str, policy: LinkPolicy | None = None) -> str:
+    """The same, on one line: titles, list items, table cells."""
+    return safe_inline(redact(text), policy)
 
 
 def code_span(text: str) -> str:
@@ -48,10 +48,15 @@ def code_span(text: str) -> str:
     return f"{ticks}{pad}{line}{pad}{ticks}"
 
 
-def comment_body(anchored: Anchored, *, suggestion_ok: bool = False, marker: str = "") -> str:
+def comment_body(anchored: Anchored, *, suggestion_ok: bool = False, marker: str = "",
+                 policy: LinkPolicy | None = None) -> str:
     f = anchored.finding
     tag = f" · {f.cwe}" if f.cwe else ""  # security findings carry their CWE id
-    text = f"{BADGE[f.severity]} · {f.category}{tag} · **{neutralize(f.title)}**\n\n{neutralize(f.body)}"
+    label = f" · {UNVERIFIED}" if f.unverified else ""
+    text = (f"{BADGE[f.severity]} · {f.category}{tag}{label} · **{neutralize_inline(f.title, policy)}**\n\n"
+            f"{neutralize(f.body, policy)}")
+    if f.unverified:
+        text += "\n\n<sub>Unverified: the second look that checks findings could not run for this one.</sub>"
     if anchored.snapped_from is not None:
         text += f"\n\n<sub>This is about line {anchored.snapped_from}, just outside the changed lines.</sub>"
     if f.suggestion is not None:
@@ -82,6 +87,11 @@ class Links:
 
     head: str = ""
     base: str = ""
+    repo: str = ""  # the repository's page: links under it may stay links in untrusted text
+
+    @property
+    def policy(self) -> LinkPolicy:
+        return LinkPolicy(self.repo)
 
     def line(self, f: Finding) -> str:
         prefix = self.head if f.side == "RIGHT" else self.base
@@ -100,18 +110,24 @@ class BodyNotes:
     unseen: tuple[str, ...] = ()
     links: Links = field(default_factory=Links)
     marker: str = ""
+    dismissed: int = 0  # held back because the team dismissed them before (threads or configuration)
 
 
 def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
     notes = notes or BodyNotes()
-    lines = ["### reviewbot", "", neutralize(report.summary.strip() or "No summary."), ""]
+    policy = notes.links.policy
+    posted = posted_findings(report, notes.overflow)
+    lines = ["### reviewbot", "", headline(posted), ""]
+    if report.summary.strip():
+        lines += [neutralize(report.summary.strip(), policy), ""]
     count = len(report.placement.inline)
     lines.append(f"{count} inline comment{'s' if count != 1 else ''}." if count > 0 else "No inline comments.")
     lines += _notes(notes)
-    lines += checks_lines(report.checks) if report.checks is not None else []
+    lines += checks_lines(report.checks, policy) if report.checks is not None else []
     if report.walkthrough:
         lines += ["", "<details><summary>Walkthrough</summary>", "", "| File | What changed |", "|---|---|"]
-        lines += [f"| {_cell(code_span(n.path))} | {_cell(neutralize(n.summary))} |" for n in report.walkthrough]
+        lines += [f"| {_cell(code_span(n.path))} | {_cell(neutralize_inline(n.summary, policy))} |"
+                  for n in report.walkthrough]
         lines += ["", "</details>"]
     if notes.overflow:
         lines += ["", "#### More findings", ""]
@@ -121,12 +137,11 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
         lines += [_finding_line(f, notes.links) for f in report.placement.outside]
     if notes.config_errors:
         lines += ["", "#### Configuration problems (defaults used)", ""]
-        lines += [f"- {neutralize(e)}" for e in notes.config_errors]
+        lines += [f"- {neutralize_inline(e, policy)}" for e in notes.config_errors]
     if notes.unseen:
         lines += ["", f"**Not reviewed**: GitHub did not show {len(notes.unseen)} file(s): "
                   + ", ".join(code_span(p) for p in notes.unseen[:20])]
-    shown = [a.finding for a in report.placement.inline] + list(report.placement.outside) + list(notes.overflow)
-    lines += security_section(shown, report.security)
+    lines += security_section(posted, report.security)
     if report.coverage is not None:  # context engine: what was reviewed, skipped and why
         lines += ["", render_coverage(report.coverage)]
     lines += ["", footer(report)]
@@ -137,6 +152,9 @@ def _notes(notes: BodyNotes) -> list[str]:
     said = []
     if notes.repeated:
         said.append(f"{notes.repeated} finding(s) already open on this pull request were not repeated")
+    if notes.dismissed:
+        said.append(f"{notes.dismissed} finding(s) were held back by remembered dismissals "
+                    "(`reviewbot learnings list` shows them)")
     if notes.earlier_code:
         said.append(f"{notes.earlier_code} finding(s) on code reviewed before were left out (incremental review)")
     if notes.below_threshold:
@@ -146,11 +164,14 @@ def _notes(notes: BodyNotes) -> list[str]:
 
 # --- precision policy
 
-def checks_lines(checks: Checks) -> list[str]:
+def checks_lines(checks: Checks, policy: LinkPolicy | None = None) -> list[str]:
     """The summary's account of the precision policy: what was checked, confirmed, downgraded and dropped."""
     said = []
     if checks.passes > 1:
         said.append(f"{checks.passes} independent review passes, {checks.merged} duplicate finding(s) merged")
+    if checks.failed_passes:
+        said.append(f"{checks.failed_passes} extra review pass(es) gave an unusable answer; the other passes' "
+                    "findings are kept")
     if checks.checked:
         said.append(f"{checks.checked} candidate finding(s) checked by a second request: {checks.confirmed} "
                     f"confirmed, {checks.downgraded} downgraded")
@@ -158,16 +179,15 @@ def checks_lines(checks: Checks) -> list[str]:
     if dropped:
         said.append(f"{dropped} candidate finding{'s were' if dropped != 1 else ' was'} checked and dropped")
     if checks.unchecked:
-        said.append(f"{len(checks.unchecked)} candidate finding(s) could not be checked (the verification answer "
-                    "was unusable) and were left out")
+        said.append(f"{len(checks.unchecked)} candidate finding(s) could not be checked (the verification could "
+                    f"not run or its answer was unusable) and are posted marked {UNVERIFIED}")
     if not said:
         return []
     lines = [f"<sub>{'; '.join(said)}.</sub>"]
-    if checks.dropped or checks.unchecked:
+    if checks.dropped:
         lines += ["", "<details><summary>Dropped after verification</summary>", ""]
-        lines += [f"- **{neutralize(title)}**: {neutralize(reason) or 'refuted'}" for title, reason
-                  in checks.dropped[:30]]
-        lines += [f"- **{neutralize(title)}**: not checked" for title in checks.unchecked[:30]]
+        lines += [f"- **{neutralize_inline(title, policy)}**: {neutralize_inline(reason, policy) or 'refuted'}"
+                  for title, reason in checks.dropped[:30]]
         lines += ["", "</details>"]
     return lines
 
@@ -189,16 +209,39 @@ def _finding_line(f: Finding, links: Links) -> str:
     url = links.line(f)
     where = f"[{where}]({url})" if url else where
     tag = f" ({f.cwe})" if f.cwe else ""
-    return f"- {BADGE[f.severity]} {where}: **{neutralize(f.title)}**{tag}. {neutralize(f.body)}"
+    label = f" {UNVERIFIED}" if f.unverified else ""
+    return (f"- {BADGE[f.severity]}{label} {where}: **{neutralize_inline(f.title, links.policy)}**{tag}. "
+            f"{neutralize_inline(f.body, links.policy)}")
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.replace("|", "\\|").split())[:300]
+    """One table cell: every pipe escaped (GitHub's table parser splits cells before it sees code spans)."""
+    return re.sub(r"(?<!\\)\|", r"\\|", " ".join(text.split()))[:300]
 
 
-def check_title(report: ReviewReport) -> str:
-    total = len(report.placement.inline) + len(report.placement.outside)
-    return "No findings" if total == 0 else f"{total} finding{'s' if total != 1 else ''}"
+def posted_findings(report: ReviewReport, overflow: Sequence[Finding] = ()) -> list[Finding]:
+    """What this review shows: inline comments, findings outside the diff, and those over the comment cap."""
+    return [a.finding for a in report.placement.inline] + list(report.placement.outside) + list(overflow)
+
+
+def headline(findings: Sequence[Finding]) -> str:
+    """The review's first line, counted from what is posted (never the model's own summary sentence)."""
+    if not findings:
+        return "**No findings.**"
+    counts = Counter(f.severity for f in findings)
+    by = ", ".join(f"{counts[s]} {s}" for s in sorted(counts, key=SEVERITY_RANK.__getitem__))
+    unverified = sum(f.unverified for f in findings)
+    tail = f"; {unverified} {UNVERIFIED}" if unverified else ""
+    return f"**{len(findings)} finding{'s' if len(findings) != 1 else ''}** ({by}{tail})."
+
+
+def check_title(findings: Sequence[Finding]) -> str:
+    """The check run's title, from the same posted findings as the review's first line."""
+    if not findings:
+        return "No findings"
+    unverified = sum(f.unverified for f in findings)
+    tail = f" ({unverified} unverified)" if unverified else ""
+    return f"{len(findings)} finding{'s' if len(findings) != 1 else ''}{tail}"
 
 
 def _bounded(text: str) -> str:

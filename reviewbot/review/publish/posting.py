@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +10,8 @@ from typing import Any
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff
 from reviewbot.review.findings.anchoring import Anchored, Placement
-from reviewbot.review.findings.fingerprints import anchored_code, code_key, fingerprint, marker
+from reviewbot.review.findings.dismissals import Learning, held_back
+from reviewbot.review.findings.fingerprints import anchored_code, code_key, fingerprint, marker, review_marker
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
 from reviewbot.review.publish.markdown import (
     BodyNotes,
@@ -20,13 +20,13 @@ from reviewbot.review.publish.markdown import (
     check_title,
     code_span,
     comment_body,
-    neutralize,
+    plain,
+    posted_findings,
     review_body,
 )
 from reviewbot.review.publish.suggestions import applies
 
 ANNOTATION_LEVEL = {"critical": "failure", "major": "warning", "minor": "notice", "nit": "notice"}
-REVIEW_MARKER = "<!-- reviewbot:review {} -->"
 
 
 @dataclass(frozen=True)
@@ -45,19 +45,28 @@ class Publication:
     summary: str
     annotations: list[dict[str, Any]]
     current_keys: frozenset[str] = field(default_factory=frozenset)  # fingerprints and code keys found now
+    dismissed: int = 0  # findings held back by remembered dismissals
 
 
-def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoConfig, run_id: str = "",
+def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoConfig, key: bytes, run_id: str = "",
          existing: Existing | None = None, changed_lines: Mapping[str, set[int]] | None = None,
          head_files: Mapping[str, list[str]] | None = None, links: Links | None = None,
-         config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = ()) -> Publication:
-    """Decide every comment, the body, the annotations and the conclusion; one review request results."""
+         config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = (),
+         learnings: tuple[Learning, ...] = ()) -> Publication:
+    """Decide every comment, the body, the annotations and the conclusion; one review request results. `key`
+    authenticates the hidden markers (fingerprints, the review's SHA) that later reviews read back; `learnings`
+    are the repository's remembered dismissals: matching findings are held back and counted."""
     existing = existing or Existing()
+    links = links or Links()
     threshold = SEVERITY_RANK[config.severity_threshold]
     kept = [a for a in report.placement.inline if SEVERITY_RANK[a.finding.severity] <= threshold]
     outside = [f for f in report.placement.outside if SEVERITY_RANK[f.severity] <= threshold]
     below = len(report.placement.inline) + len(report.placement.outside) - len(kept) - len(outside)
     keys = {id(a): _keys(a, diff) for a in kept}
+    before = len(kept) + len(outside)
+    kept = [a for a in kept if not held_back(keys[id(a)][1], a.finding.path, a.finding.title, learnings)]
+    outside = [f for f in outside if not held_back("", f.path, f.title, learnings)]
+    dismissed = before - len(kept) - len(outside)
     fresh = [a for a in kept if not (set(keys[id(a)]) & (existing.fingerprints | existing.code_keys))]
     repeated = len(kept) - len(fresh)
     if changed_lines is not None:  # incremental: only lines this push changed
@@ -67,21 +76,23 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
     else:
         earlier = 0
     posted, overflow = fresh[:config.max_comments], [a.finding for a in fresh[config.max_comments:]]
-    comments = [_comment(a, keys[id(a)], head_files or {}) for a in posted]
+    comments = [_comment(a, keys[id(a)], head_files or {}, key, links) for a in posted]
     shown = dataclasses.replace(report, placement=Placement(inline=tuple(posted), outside=tuple(outside)))
     fps = sorted(keys[id(a)][0] for a in posted)
-    review_marker = REVIEW_MARKER.format(json.dumps({"sha": head_sha, "run": run_id, "fps": fps}))
     notes = BodyNotes(overflow=tuple(overflow), repeated=repeated, earlier_code=earlier, below_threshold=below,
-                      config_errors=config_errors, unseen=unseen, links=links or Links(), marker=review_marker)
+                      config_errors=config_errors, unseen=unseen, links=links,
+                      marker=review_marker({"sha": head_sha, "run": run_id, "fps": fps}, key), dismissed=dismissed)
     body = review_body(shown, notes)
+    # Open findings (posted now, or repeated from an earlier review) decide the conclusion; an unverified one
+    # counts like any other, so a failed check can never turn into a silent success.
     current = [a.finding for a in kept] + outside
     conclusion = _conclusion(current, config)
     summary = review_body(shown, dataclasses.replace(notes, marker=""))
     return Publication(
         payload={"commit_id": head_sha, "event": "COMMENT", "body": body, "comments": comments},
-        conclusion=conclusion, title=check_title(shown), summary=summary,
+        conclusion=conclusion, title=check_title(posted_findings(shown, overflow)), summary=summary,
         annotations=[_annotation(a) for a in kept if a.finding.side == "RIGHT"],
-        current_keys=frozenset(k for a in kept for k in keys[id(a)]))
+        current_keys=frozenset(k for a in kept for k in keys[id(a)]), dismissed=dismissed)
 
 
 def _keys(anchored: Anchored, diff: ParsedDiff) -> tuple[str, str]:
@@ -90,12 +101,13 @@ def _keys(anchored: Anchored, diff: ParsedDiff) -> tuple[str, str]:
     return fingerprint(f.path, f.category, code, f.title), code_key(f.path, f.category, code)
 
 
-def _comment(anchored: Anchored, keys: tuple[str, str], head_files: Mapping[str, list[str]]) -> dict[str, Any]:
+def _comment(anchored: Anchored, keys: tuple[str, str], head_files: Mapping[str, list[str]], key: bytes,
+             links: Links) -> dict[str, Any]:
     f = anchored.finding
     start = anchored.start_line or anchored.line
     ok = f.side == "RIGHT" and applies(f.suggestion, head_files.get(f.path), start, anchored.line)
-    comment: dict[str, Any] = {"path": f.path, "line": anchored.line, "side": f.side,
-                               "body": comment_body(anchored, suggestion_ok=ok, marker=marker(*keys))}
+    body = comment_body(anchored, suggestion_ok=ok, marker=marker(*keys, key), policy=links.policy)
+    comment: dict[str, Any] = {"path": f.path, "line": anchored.line, "side": f.side, "body": body}
     if anchored.start_line is not None:
         comment |= {"start_line": anchored.start_line, "start_side": f.side}
     return comment
@@ -112,13 +124,15 @@ def _conclusion(findings: list[Finding], config: RepoConfig) -> str:
 def _annotation(anchored: Anchored) -> dict[str, Any]:
     f = anchored.finding
     return {"path": f.path, "start_line": anchored.start_line or anchored.line, "end_line": anchored.line,
-            "annotation_level": ANNOTATION_LEVEL[f.severity], "title": neutralize(f.title)[:255],
-            "message": neutralize(f.body)[:60_000] or neutralize(f.title)}
+            "annotation_level": ANNOTATION_LEVEL[f.severity],
+            "title": (("[unverified] " if f.unverified else "") + " ".join(plain(f.title).split()))[:255],
+            "message": plain(f.body)[:60_000] or plain(f.title)}
 
 
 def without_inline(payload: dict[str, Any], reason: str) -> dict[str, Any]:
     """The 422 fallback: the same review with every inline comment moved into the body."""
     moved = "\n".join(f"- {code_span(c['path'])} line {c['line']}: {c['body'].splitlines()[0]}"
                       for c in payload["comments"])
-    body = payload["body"] + f"\n\n#### Comments GitHub would not place inline ({reason})\n\n{moved}"
-    return {**payload, "body": body[:65_000], "comments": []}
+    text, _, trailer = payload["body"].rpartition("\n")  # the marker stays the last line
+    body = text[:60_000] + f"\n\n#### Comments GitHub would not place inline ({reason})\n\n{moved}"
+    return {**payload, "body": body[:64_000] + "\n" + trailer, "comments": []}

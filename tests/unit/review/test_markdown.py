@@ -4,6 +4,7 @@ from reviewbot.model import Usage
 from reviewbot.review.findings.anchoring import Anchored, Placement
 from reviewbot.review.findings.schema import Finding
 from reviewbot.review.publish.markdown import ReviewReport, comment_body, neutralize, review_body
+from reviewbot.review.publish.rendercheck import rendered
 
 
 def make(**kw: object) -> Finding:
@@ -13,12 +14,10 @@ def make(**kw: object) -> Finding:
 
 
 def test_mentions_images_and_html_are_neutralised_outside_code() -> None:
-    text = neutralize("cc @everyone and @org/team ![x](https://evil.example/p.png) <img src=x> `@keep` a@b.c")
-    assert "@everyone" not in text and "@org/team" not in text
-    assert "@\u200deveryone" in text
-    assert "https://evil.example/p.png" not in text.split("[image: x]")[0]
-    assert "![" not in text and "<img" not in text
-    assert "`@keep`" in text and "a@b.c" in text
+    html = rendered(neutralize("cc @everyone and @org/team ![x](https://evil.example/p.png) <img src=x> `@keep` a@b.c"))
+    assert "@everyone" not in html and "@org/team" not in html and "@\u200deveryone" in html
+    assert "<img" not in html and "[image: x]" in html and "evil.example" not in html
+    assert "<code>@keep</code>" in html and "a@b.c" in html
 
 
 def test_suggestion_fence_survives_backticks_in_the_code() -> None:

@@ -11,13 +11,20 @@ from reviewbot.model import Usage
 from reviewbot.review.config import RepoConfig, json_schema, parse_config
 from reviewbot.review.diff.parse import parse_diff
 from reviewbot.review.findings.anchoring import anchor
-from reviewbot.review.findings.fingerprints import anchored_code, code_key, fingerprint, read_marker
+from reviewbot.review.findings.fingerprints import (
+    anchored_code,
+    code_key,
+    fingerprint,
+    read_marker,
+    read_review_marker,
+)
 from reviewbot.review.findings.schema import Finding
 from reviewbot.review.publish.markdown import Links, ReviewReport
 from reviewbot.review.publish.posting import Existing, plan, without_inline
 from reviewbot.review.publish.suggestions import applies
 
 DIFF = parse_diff((Path(__file__).parents[2] / "fixtures" / "diffs" / "mixed.diff").read_text())
+KEY = b"server-side marker key"
 HEAD_CALC = ["def total(items):", "    result = 0", "    for i in items:", "        result += i.price * i.qty",
              "    return result", "", "", "def average(items):", "    return total(items) / len(items)"]
 
@@ -39,7 +46,7 @@ def test_a_finding_just_outside_a_hunk_snaps_with_a_note_far_ones_go_outside() -
     [snapped] = placed.inline
     assert (snapped.line, snapped.snapped_from) == (9, 12)
     assert [f.title for f in placed.outside] == ["far"]
-    payload = plan(report_for(near), DIFF, head_sha="h", config=RepoConfig()).payload
+    payload = plan(report_for(near), DIFF, head_sha="h", key=KEY, config=RepoConfig()).payload
     assert "line 12, just outside the changed lines" in payload["comments"][0]["body"]
 
 
@@ -59,7 +66,7 @@ def test_suggestions_only_when_they_replace_exactly_the_commented_lines() -> Non
     assert not applies("x", None, 4, 4)  # head unknown
     good = make(suggestion="        result += i.price * i.quantity")
     context = make(line=5, suggestion="    return result\n", title="noop")
-    payload = plan(report_for(good, context), DIFF, head_sha="h", config=RepoConfig(),
+    payload = plan(report_for(good, context), DIFF, head_sha="h", key=KEY, config=RepoConfig(),
                    head_files={"app/calc.py": HEAD_CALC}).payload
     bodies = {c["line"]: c["body"] for c in payload["comments"]}
     assert "```suggestion" in bodies[4] and "```suggestion" not in bodies[5] and "```\n" in bodies[5]
@@ -76,10 +83,10 @@ def test_fingerprints_survive_line_shifts_and_rewording() -> None:
 
 
 def test_open_findings_are_not_repeated_and_the_body_says_so() -> None:
-    first = plan(report_for(make()), DIFF, head_sha="h1", config=RepoConfig())
-    keys = read_marker(first.payload["comments"][0]["body"])
+    first = plan(report_for(make()), DIFF, head_sha="h1", config=RepoConfig(), key=KEY)
+    keys = read_marker(first.payload["comments"][0]["body"], KEY)
     assert keys is not None
-    again = plan(report_for(make(title="Reworded title")), DIFF, head_sha="h2", config=RepoConfig(),
+    again = plan(report_for(make(title="Reworded title")), DIFF, head_sha="h2", key=KEY, config=RepoConfig(),
                  existing=Existing(frozenset({keys[0]}), frozenset({keys[1]})))
     assert again.payload["comments"] == []
     assert "1 finding(s) already open" in again.payload["body"]
@@ -87,14 +94,14 @@ def test_open_findings_are_not_repeated_and_the_body_says_so() -> None:
 
 def test_the_cap_keeps_the_most_severe_and_lists_the_rest() -> None:
     findings = [make(line=n, severity=s, title=f"t{n}") for n, s in ((2, "nit"), (3, "critical"), (4, "minor"))]
-    publication = plan(report_for(*findings), DIFF, head_sha="h", config=RepoConfig(max_comments=1))
+    publication = plan(report_for(*findings), DIFF, head_sha="h", key=KEY, config=RepoConfig(max_comments=1))
     assert [c["line"] for c in publication.payload["comments"]] == [3]
     assert "#### More findings" in publication.payload["body"] and "t4" in publication.payload["body"]
     assert "t2" not in publication.payload["body"]  # a nit: below the default threshold
 
 
 def test_incremental_comments_only_on_lines_the_push_changed() -> None:
-    publication = plan(report_for(make(line=2, title="old"), make(line=4, title="new")), DIFF, head_sha="h",
+    publication = plan(report_for(make(line=2, title="old"), make(line=4, title="new")), DIFF, head_sha="h", key=KEY,
                        config=RepoConfig(), changed_lines={"app/calc.py": {4}})
     assert [c["line"] for c in publication.payload["comments"]] == [4]
     assert "1 finding(s) on code reviewed before" in publication.payload["body"]
@@ -103,13 +110,13 @@ def test_incremental_comments_only_on_lines_the_push_changed() -> None:
 def test_threshold_outside_links_and_review_marker() -> None:
     findings = [make(severity="nit", title="tiny"), make(line=40, title="elsewhere")]
     links = Links(head="https://github.com/acme/widgets/blob/h")
-    publication = plan(report_for(*findings), DIFF, head_sha="h", config=RepoConfig(severity_threshold="minor"),
-                       links=links, run_id="guid-1")
+    publication = plan(report_for(*findings), DIFF, head_sha="h", key=KEY,
+                       config=RepoConfig(severity_threshold="minor"), links=links, run_id="guid-1")
     body = publication.payload["body"]
     assert "tiny" not in body and "1 finding(s) below the severity threshold" in body
     assert "(https://github.com/acme/widgets/blob/h/app/calc.py#L40)" in body
-    marker = json.loads(body.split("<!-- reviewbot:review ")[1].split(" -->")[0])
-    assert marker == {"sha": "h", "run": "guid-1", "fps": []}
+    assert read_review_marker(body, KEY) == {"sha": "h", "run": "guid-1", "fps": []}
+    assert read_review_marker(body, b"another server") is None
 
 
 @pytest.mark.parametrize(("blocking", "severity", "conclusion"), [
@@ -117,20 +124,22 @@ def test_threshold_outside_links_and_review_marker() -> None:
     ("critical", "major", "success")])
 def test_conclusion_policy(blocking: str | None, severity: str, conclusion: str) -> None:
     config = RepoConfig.model_validate({"blocking_severity": blocking})
-    assert plan(report_for(make(severity=severity)), DIFF, head_sha="h", config=config).conclusion == conclusion
+    publication = plan(report_for(make(severity=severity)), DIFF, head_sha="h", key=KEY, config=config)
+    assert publication.conclusion == conclusion
 
 
 def test_annotations_mirror_right_side_findings() -> None:
     publication = plan(report_for(make(severity="critical"), make(path="app/gone.py", line=1, side="LEFT")), DIFF,
-                       head_sha="h", config=RepoConfig())
+                       head_sha="h", key=KEY, config=RepoConfig())
     assert publication.annotations == [{"path": "app/calc.py", "start_line": 4, "end_line": 4,
                                         "annotation_level": "failure", "title": "Quantity", "message": "b"}]
 
 
 def test_the_422_fallback_moves_comments_into_the_body() -> None:
-    payload = plan(report_for(make()), DIFF, head_sha="h", config=RepoConfig()).payload
+    payload = plan(report_for(make()), DIFF, head_sha="h", key=KEY, config=RepoConfig()).payload
     fallback = without_inline(payload, "GitHub answered 422")
     assert fallback["comments"] == [] and "`app/calc.py` line 4" in fallback["body"]
+    assert read_review_marker(fallback["body"], KEY) == read_review_marker(payload["body"], KEY) is not None
 
 
 def test_config_errors_keep_defaults_and_name_the_key() -> None:

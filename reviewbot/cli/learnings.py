@@ -1,0 +1,87 @@
+"""`reviewbot learnings list|forget`: the findings each repository dismissed in review threads."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from typing import IO, Any
+
+from reviewbot.cli.common import Subparsers, load_settings, redis_url
+from reviewbot.errors import RetryableError
+from reviewbot.learnings_store import Learnings, Stored
+
+
+def add(sub: Subparsers) -> None:
+    learnings = sub.add_parser("learnings", help="findings dismissed in review threads, which reviews hold back")
+    actions = learnings.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="every remembered dismissal (newest first)")
+    listing.add_argument("--repo", help="only this repository (owner/name)")
+    listing.add_argument("--format", choices=["table", "json"], default="table")
+    listing.set_defaults(handler=_run)
+    forget = actions.add_parser("forget", help="forget one dismissal: its finding may be raised again")
+    forget.add_argument("repo", help="owner/name")
+    forget.add_argument("key", help="the key `learnings list` shows")
+    forget.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    settings = load_settings(quiet=True)
+    url, embedded = redis_url(settings)
+    try:
+        return learnings_command(url, args.action, getattr(args, "repo", None), getattr(args, "key", ""),
+                                 getattr(args, "format", "table"))
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
+def learnings_command(url: str, action: str, repo: str | None, key: str = "", fmt: str = "table",
+                      out: IO[str] | None = None) -> int:
+    from redis.exceptions import RedisError
+
+    out = sys.stdout if out is None else out
+    try:
+        return asyncio.run(_act(url, action, repo, key, fmt, out))
+    except (RedisError, OSError) as exc:
+        raise RetryableError(f"cannot read the learnings from Redis ({type(exc).__name__}); check REDIS_URL") \
+            from None
+
+
+async def _act(url: str, action: str, repo: str | None, key: str, fmt: str, out: IO[str]) -> int:
+    from redis.asyncio import Redis
+
+    redis = Redis.from_url(url, socket_connect_timeout=5)
+    try:
+        store = Learnings(redis)
+        if action == "forget":
+            assert repo is not None
+            if await store.forget(repo, key):
+                out.write(f"Forgot {key} in {repo}: the finding may be raised again.\n")
+                return 0
+            print(f"reviewbot: no learning {key!r} in {repo}", file=sys.stderr)
+            return 1
+        found = await (store.of(repo) if repo else store.everywhere())
+        out.write(json.dumps([_row(s) for s in found], indent=2) + "\n" if fmt == "json" else _table(found))
+        return 0
+    finally:
+        await redis.aclose()
+
+
+def _row(s: Stored) -> dict[str, Any]:
+    return {"repo": s.repo, "key": s.key, "rule": s.learning.rule, "path": s.learning.path,
+            "reason": s.learning.reason, "by": s.learning.by, "pr": s.pr, "title": s.title,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(s.at))}
+
+
+def _table(found: list[Stored]) -> str:
+    if not found:
+        return "No dismissals remembered. (Rules in .github/reviewbot.yml `learnings:` apply too.)\n"
+    lines = []
+    for s in found:
+        when = time.strftime("%Y-%m-%d", time.gmtime(s.at))
+        lines.append(f"{s.repo}  {s.key}  {s.learning.reason or '-'}  by {s.learning.by or '?'} on {when}"
+                     f"  #{s.pr}  {s.learning.path}: {s.title or s.learning.rule}")
+    return "\n".join(lines) + "\n"

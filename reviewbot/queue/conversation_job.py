@@ -1,0 +1,158 @@
+"""answer_thread: a question in a review thread answered in that thread, or a dismissal remembered."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from arq import Retry
+from redis.exceptions import RedisError
+
+from reviewbot.app.identity import APP_SLUG_KEY
+from reviewbot.errors import PermanentError, RetryableError
+from reviewbot.inference.budget import BudgetSpent, review_estimate
+from reviewbot.inference.memo import RedisMemo
+from reviewbot.learnings_store import Learnings
+from reviewbot.observe.jobcontext import current
+from reviewbot.queue import keys, retries
+from reviewbot.queue.comment_job import MAY_SPEND
+from reviewbot.queue.thread_prompt import ask_model
+from reviewbot.review.findings.dismissals import Learning, normalise_rule
+from reviewbot.review.findings.fingerprints import read_marker
+from reviewbot.review.prompt.thread import dismissal_reply
+
+if TYPE_CHECKING:
+    from reviewbot.app.port import GitHubPort
+    from reviewbot.queue.worker import Deps
+
+log = logging.getLogger(__name__)
+LIMITED = ("I have answered as many questions on this pull request today as this installation allows "
+           "(REVIEWBOT_CONVERSATION_PR_LIMIT / REVIEWBOT_CONVERSATION_USER_LIMIT); please ask again tomorrow.")
+
+
+async def answer_thread(ctx: dict[str, Any], installation_id: int, repo: str, number: int, comment_id: int,
+                        root_id: int, author: str, trusted: bool, mentioned: bool, dismissal: str,
+                        trigger: str = "conversation") -> dict[str, Any]:
+    """Permission first (no model request for people without write access), then a dismissal or an answer."""
+    deps: Deps = ctx["deps"]
+    redis = ctx["redis"]
+    job_id = str(ctx.get("job_id") or keys.conversation_job_id(repo, comment_id))
+    port = deps.installation_port(installation_id)
+    try:
+        if not trusted and await port.permission(repo, author) not in MAY_SPEND:
+            log.info("thread reply ignored: no write access", extra={"repo": repo, "pr": number})
+            return {"outcome": "not allowed"}
+        comments = await port.list_review_comments(repo, number)
+        thread = [c for c in comments if c.get("id") == root_id or c.get("in_reply_to_id") == root_id]
+        thread = sorted((c for c in thread if int(c.get("id") or 0) <= comment_id), key=lambda c: int(c["id"]))
+        if not thread or int(thread[0].get("id") or 0) != root_id:
+            return {"outcome": "ignored", "reason": "the thread is gone"}
+        bot = await _bot_login(deps, redis)
+        if _login(thread[-1]) == bot or _login(thread[-1]).endswith("[bot]"):
+            return {"outcome": "ignored", "reason": "the App never answers itself"}
+        ours = _login(thread[0]) in (bot, "[bot]") or (bot == "[bot]" and _login(thread[0]).endswith("[bot]"))
+        ours = ours and read_marker(str(thread[0].get("body") or ""), deps.settings.marker_key()) is not None
+        if dismissal and ours:
+            outcome = await _dismiss(deps, port, redis, repo, number, thread[0], author, dismissal)
+        elif mentioned:
+            outcome = await _answer(deps, port, redis, installation_id, repo, number, thread, author, job_id, bot)
+        else:
+            outcome = {"outcome": "ignored", "reason": "not a question, not a dismissal of reviewbot's finding"}
+        await retries.forget(redis, job_id)
+        return outcome
+    except Retry:
+        raise
+    except RetryableError as exc:
+        await retries.retry_later(redis, job_id, exc)
+        log.error("thread answer gave up", extra={"repo": repo, "pr": number, "error": str(exc)})
+        return {"outcome": "failed", "reason": str(exc)}
+    except PermanentError as exc:
+        log.warning("thread answer failed", extra={"repo": repo, "pr": number, "error": str(exc)})
+        return {"outcome": "failed", "reason": str(exc)}
+    finally:
+        port.close()
+
+
+async def _dismiss(deps: Deps, port: GitHubPort, redis: Any, repo: str, number: int, root: dict[str, Any],
+                   author: str, reason: str) -> dict[str, Any]:
+    """Remember the finding's code key and rule, acknowledge, resolve the thread: no model request."""
+    keys_ = read_marker(str(root.get("body") or ""), deps.settings.marker_key())
+    assert keys_ is not None  # checked by the caller
+    title = _title(str(root.get("body") or ""))
+    learning = Learning(rule=normalise_rule(title), code_key=keys_[1], path=str(root.get("path") or ""),
+                        reason=reason, by=author)
+    key = await Learnings(redis).remember(repo, learning, pr=number, title=title)
+    await port.reply_to_review_comment(repo, number, int(root["id"]), dismissal_reply(
+        reason, author, f"`reviewbot learnings forget {repo} {key}` undoes it."))
+    threads = await port.review_threads(repo, number)
+    node = next((t for t in threads if t["comments"] and t["comments"][0]["database_id"] == int(root["id"])), None)
+    resolved = bool(node and not node["is_resolved"] and await port.resolve_thread(node["id"]))
+    log.info("finding dismissed", extra={"repo": repo, "pr": number, "reason": reason})
+    return {"outcome": "dismissed", "reason": reason, "key": key, "resolved": resolved}
+
+
+async def _answer(deps: Deps, port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int,
+                  thread: list[dict[str, Any]], author: str, job_id: str, bot: str) -> dict[str, Any]:
+    if not await _within_limits(deps, redis, repo, number, author):
+        if await redis.set(keys.polite_key(repo, number) + ":conversation", "1", nx=True, ex=86_400):
+            await port.reply_to_review_comment(repo, number, int(thread[0]["id"]), LIMITED)
+        return {"outcome": "limited"}
+    if (scope := current()) is not None:  # each paid request is charged as it arrives, however the answer ends
+        scope.charge = functools.partial(deps.budget.charge, installation_id, repo, job_id)
+    try:  # held before the model is asked, released once it has answered (or failed)
+        await deps.budget.reserve(installation_id, repo, job_id, *review_estimate(deps.settings))
+    except BudgetSpent as exc:
+        return {"outcome": "budget", "reason": str(exc)}
+    try:
+        body, usage = await ask_model(deps, port, redis, installation_id, repo, number, thread, job_id, bot)
+    finally:
+        with contextlib.suppress(RedisError):
+            await deps.budget.release(installation_id, repo, job_id)
+    await port.reply_to_review_comment(repo, number, int(thread[0]["id"]), body)
+    await RedisMemo(redis, job_id).clear()  # kept only so that a retry after a failed reply does not pay again
+    log.info("thread answered", extra={"repo": repo, "pr": number, "cached_tokens": usage.cached_tokens,
+                                       "prompt_tokens": usage.prompt_tokens})
+    return {"outcome": "answered", "usage": usage.as_json()}
+
+
+async def _within_limits(deps: Deps, redis: Any, repo: str, number: int, author: str) -> bool:
+    """Count this question against the PR's and the user's daily limits; False (and not counted) when over."""
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    limits = ((keys.conversation_count_key(f"{repo}#{number}", day), deps.settings.conversation_pr_limit),
+              (keys.conversation_count_key(f"{repo}@{author.lower()}", day), deps.settings.conversation_user_limit))
+    counted = []
+    for key, limit in limits:
+        value = int(await redis.incr(key))
+        await redis.expire(key, 2 * 86_400)
+        counted.append(key)
+        if value > limit:
+            for done in counted:
+                await redis.decr(done)
+            return False
+    return True
+
+
+async def _bot_login(deps: Deps, redis: Any) -> str:
+    """`<slug>[bot]`: the App's slug as configured or as the worker read it from `GET /app` at startup."""
+    slug = deps.settings.app_slug
+    if slug is None:
+        raw = await redis.get(APP_SLUG_KEY)
+        slug = raw.decode() if isinstance(raw, bytes) else raw
+    return f"{slug}[bot]" if slug else "[bot]"
+
+
+def _login(comment: dict[str, Any]) -> str:
+    return str((comment.get("user") or {}).get("login") or "")
+
+
+def _title(body: str) -> str:
+    """The finding's title: the first bold run of reviewbot's comment, else its first line."""
+    for line in body.splitlines():
+        if "**" in line:
+            parts = line.split("**")
+            if len(parts) >= 3 and parts[1].strip():
+                return parts[1].strip()
+    return next((ln.strip() for ln in body.splitlines() if ln.strip()), "")[:200]

@@ -1,0 +1,55 @@
+"""Screenshots of a PR description for a model that reads images: fetched through the port, checked, noted."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from reviewbot.catalogue import supports_vision
+from reviewbot.errors import GitHubError, GitHubRetryable
+from reviewbot.review.prompt.images import ImageRef, describe, find_images, image_parts
+from reviewbot.review.prompt.pixels import check_image
+
+if TYPE_CHECKING:
+    from reviewbot.app.port import GitHubPort, PullInfo
+    from reviewbot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+async def screenshots(port: GitHubPort, settings: Settings, repo: str,
+                      pull: PullInfo) -> tuple[list[dict[str, Any]], list[str]]:
+    """(content parts for the model, coverage notes saying which images were seen and which skipped and why).
+    Nothing is fetched for a model without vision, and nothing outside GitHub's attachments ever."""
+    refs = find_images(pull.body, repo, settings.github_url)
+    if not refs:
+        return [], []
+    if not supports_vision(settings.model, settings.vision):
+        return [], [f"{len(refs)} image(s) in the description not sent: {settings.model} is not known to read "
+                    "images (REVIEWBOT_VISION=on sends them)"]
+    notes: list[str] = []
+    sent: list[tuple[ImageRef, str]] = []
+    spent = 0
+    for ref in refs:
+        name = describe(ref.url)
+        if not ref.allowed:
+            notes.append(f"image {name} skipped: {ref.reason}")
+            continue
+        if len(sent) >= settings.max_images:
+            notes.append(f"image {name} skipped: more than REVIEWBOT_MAX_IMAGES ({settings.max_images})")
+            continue
+        left = settings.max_image_bytes - spent
+        try:
+            kind, data = await port.download_image(ref.url, max(0, left))
+        except (GitHubError, GitHubRetryable) as exc:  # a missing image never fails the review
+            notes.append(f"image {name} skipped: {exc}")
+            continue
+        spent += len(data)
+        checked = check_image(data, kind, settings.max_image_bytes, settings.max_image_pixels)
+        if checked.reason:
+            notes.append(f"image {name} skipped: {checked.reason}")
+            continue
+        sent.append((ref, checked.data_url))
+        notes.append(f"image {name} sent to the model ({checked.size[0]}×{checked.size[1]})")
+    log.info("description images", extra={"repo": repo, "pr": pull.number, "seen": len(refs), "sent": len(sent)})
+    return image_parts(pull.body, sent), notes
