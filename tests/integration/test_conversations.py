@@ -82,6 +82,9 @@ async def test_read_only_users_and_the_bot_itself_cost_no_model_request(
     outsider = reply_event(fake_github, pull, root, "@reviewbot-test explain this please", login="drive-by",
                            association="NONE")
     assert deliver(web, "pull_request_review_comment", outsider).status_code == 202
+    fake_github.permissions["reading-member"] = "read"  # an organisation member with read access only
+    member = reply_event(fake_github, pull, root, "@reviewbot-test and this?", login="reading-member")
+    assert deliver(web, "pull_request_review_comment", member).status_code == 202
     own = reply_event(fake_github, pull, root, "@reviewbot-test this looks fixed", login=fake_github.bot_login)
     own["comment"]["user"] = {"login": fake_github.bot_login, "id": 5, "type": "Bot"}
     ignored = deliver(web, "pull_request_review_comment", own)
@@ -90,6 +93,7 @@ async def test_read_only_users_and_the_bot_itself_cost_no_model_request(
     assert len(fake_model.requests) == before
     assert [c["id"] for c in replies(fake_github, root, fake_github.bot_login)] == [own["comment"]["id"]]
     assert any(c.path.endswith("/collaborators/drive-by/permission") for c in fake_github.requests)
+    assert any(c.path.endswith("/collaborators/reading-member/permission") for c in fake_github.requests)
 
 
 async def test_the_per_pr_limit_stops_questions_before_the_model(
