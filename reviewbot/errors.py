@@ -39,9 +39,11 @@ class GitHubRetryable(RetryableError):
 class ModelPermanent(PermanentError):
     """The model provider refused: credentials, quota, plan, context length, bad request."""
 
-    def __init__(self, message: str, *, status: int | None = None, context_length: bool = False) -> None:
+    def __init__(self, message: str, *, status: int | None = None, context_length: bool = False,
+                 invalid_input: bool = False) -> None:
         super().__init__(message, status=status)
         self.context_length = context_length
+        self.invalid_input = invalid_input  # the body did not fit the model's input schema (another form may)
 
 
 class ModelRetryable(RetryableError):

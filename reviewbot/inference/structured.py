@@ -17,14 +17,24 @@ from reviewbot.review.findings.schema import REVIEW_SCHEMA, OutputInvalid, Revie
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# The OpenAI envelope first (documented for /v1/chat/completions), then the bare schema some Workers AI
-# routes expect, then plain JSON mode; the prompt carries the schema either way.
-RESPONSE_FORMATS: tuple[dict[str, Any], ...] = (
-    {"type": "json_schema", "json_schema": {"name": "review", "schema": REVIEW_SCHEMA, "strict": True}},
-    {"type": "json_schema", "json_schema": REVIEW_SCHEMA},
-    {"type": "json_object"},
-)
+
+
+def response_formats(name: str, schema: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The response_format shapes to try, strictest first; each fits the model's published input schema, which
+    requires `json_schema.name`. Then the schema without strict mode, then plain JSON mode; the prompt carries
+    the schema either way."""
+    return (
+        {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}},
+        {"type": "json_schema", "json_schema": {"name": name, "schema": schema}},
+        {"type": "json_object"},
+    )
+
+
+RESPONSE_FORMATS = response_formats("review", REVIEW_SCHEMA)
 FINAL_TURN = "Stop using tools now and answer with the JSON object only."
+# A truncated answer (finish_reason "length") is asked again once with a larger output limit (it counts reasoning
+# tokens too), within the model's context window; a second truncation ends the review with a clear error.
+LENGTH_RETRY_FLOOR = 32_768
 
 
 class Tools(Protocol):
@@ -55,10 +65,16 @@ class StructuredReviewer:
         response_format shapes, in the order RESPONSE_FORMATS tries them (the verifier has its own)."""
         conversation: list[dict[str, Any]] = list(messages)
         usage, turns, repaired = Usage(), 0, False
+        limit: int | None = None  # the output limit, raised once after a truncated answer
         while True:
             final = self.tools is None or turns >= self.max_turns or usage.prompt_tokens >= self.token_budget
-            result = await self._ask(conversation, affinity, final, formats)
+            result = await self._ask(conversation, affinity, final, formats, limit)
             usage = usage + result.usage
+            if result.finish_reason == "length":
+                limit = self._larger_limit(result, limit, what)
+                log.warning("model answer truncated, asking again with a larger output limit",
+                            extra={"max_completion_tokens": limit})
+                continue
             if result.tool_calls and not final:
                 turns += 1
                 conversation += await self._run_tools(result)
@@ -77,6 +93,19 @@ class StructuredReviewer:
                      + ". Reply again with only the corrected JSON object."},
                 ]
 
+    def _larger_limit(self, result: ChatResult, limit: int | None, what: str) -> int:
+        """Twice what the truncated answer used (at least LENGTH_RETRY_FLOOR), within the context window left
+        after the prompt; ModelOutputError when it was raised already or cannot grow."""
+        used = result.usage.completion_tokens or limit or self.client.max_completion_tokens or 0
+        room = self.client.capabilities.context_window - result.usage.prompt_tokens
+        larger = min(max(2 * used, LENGTH_RETRY_FLOOR), room)
+        if limit is not None or larger <= used:
+            raise ModelOutputError(
+                f"the model's {what} answer was cut off at its output limit ({used:,} tokens, reasoning included)"
+                f"{' twice' if limit is not None else ''}: raise REVIEWBOT_MAX_COMPLETION_TOKENS, lower "
+                "REVIEWBOT_MODEL_THINKING, or review a smaller change")
+        return larger
+
     async def _run_tools(self, result: ChatResult) -> list[dict[str, Any]]:
         assert self.tools is not None
         calls = [c for c in result.tool_calls if isinstance(c, dict)]
@@ -91,17 +120,18 @@ class StructuredReviewer:
         return appended
 
     async def _ask(self, conversation: list[dict[str, Any]], affinity: str, final: bool,
-                   formats: tuple[dict[str, Any], ...]) -> ChatResult:
+                   formats: tuple[dict[str, Any], ...], limit: int | None = None) -> ChatResult:
         tools = self.tools.definitions() if self.tools is not None else None
         messages = [*conversation, {"role": "user", "content": FINAL_TURN}] if final and tools else conversation
         while True:
             form_index = self.client.form_index
-            body = self.client.body(messages, formats[form_index], tools, "none" if final else "auto")
+            body = self.client.body(messages, formats[form_index], tools, "none" if final else "auto", limit)
             try:
                 return await self.client.chat(body, affinity=affinity, memo=self.memo)
             except ModelPermanent as exc:
-                # A 400 may be the provider rejecting this schema form; try the next before giving up.
-                if exc.status != 400 or form_index == len(formats) - 1 or exc.context_length:
+                # Only a complaint about the request's shape may be this schema form; try the next before giving
+                # up. Other 400s (no such model, incomplete request, ...) would pin the weakest form for nothing.
+                if not exc.invalid_input or form_index == len(formats) - 1 or exc.context_length:
                     raise
                 log.warning("provider rejected response_format, trying the next form", extra={"form": form_index})
                 self.client.form_index = form_index + 1

@@ -14,7 +14,7 @@ from reviewbot.errors import ConfigError
 from reviewbot.settings import parse as p
 from reviewbot.settings.declare import env, read
 
-DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.5"
+DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.6"
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
 DEFAULT_GITHUB_URL = "https://github.com"
 CLOUDFLARE_BASE = "https://api.cloudflare.com/client/v4/accounts/{account}/ai/v1"
@@ -45,8 +45,8 @@ class Settings:
         shown="Cloudflare's `…/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1`")
     model: str = env(
         "REVIEWBOT_MODEL", p.text, DEFAULT_MODEL,
-        "Model id (the provider now serves K2.5 requests with K2.6; a warning is logged when the served model "
-        "differs).")
+        "Model id: `@cf/moonshotai/kimi-k2.6` (K2.5's successor), `@cf/moonshotai/kimi-k2.5` (deprecated, "
+        "served and priced as K2.6) or `@cf/moonshotai/kimi-k2.7-code`; other ids get safe defaults and a warning.")
     cloudflare_account_id: str | None = env("CLOUDFLARE_ACCOUNT_ID", p.text, None,
                                             "Used to build the default base URL.")
     cloudflare_api_token: str | None = env("CLOUDFLARE_API_TOKEN", p.text, None,
@@ -81,12 +81,14 @@ class Settings:
     model_rpm: float = env("REVIEWBOT_MODEL_RPM", p.number, 240.0,
                            "Model requests per minute, for all workers together.")
     thinking: bool | None = env("REVIEWBOT_MODEL_THINKING", p.switch, None,
-                                "`on`/`off`: the model's thinking switch.", shown="unset")
+                                "`on`/`off`: the model's thinking switch (`chat_template_kwargs.enable_thinking`; "
+                                "K2.7-code always thinks).", shown="unset")
     max_tool_turns: int = env("REVIEWBOT_MAX_TOOL_TURNS", p.count, 8, "Tool turns before the model must answer.")
     review_token_budget: int = env("REVIEWBOT_REVIEW_TOKEN_BUDGET", p.count, 600_000,
                                    "Prompt tokens one review may spend over all its turns.")
     max_completion_tokens: int = env("REVIEWBOT_MAX_COMPLETION_TOKENS", p.count, 16_000,
-                                     "`max_completion_tokens` per request.")
+                                     "`max_completion_tokens` per request (reasoning tokens count too); a "
+                                     "truncated answer is asked again once with twice the room.")
     prices: dict[str, Price] = env("REVIEWBOT_PRICES", p.prices, DEFAULT_PRICES,
                                    "JSON prices per model (see \"The model\").", shown="built in")
     daily_budget_usd: float | None = env("REVIEWBOT_DAILY_BUDGET_USD", p.number, None,

@@ -1,7 +1,10 @@
 """A fake OpenAI-compatible chat-completions server shaped like Cloudflare Workers AI (`/ai/v1`).
 
 Answers come from a FIFO script (`script_reply`, `script_error`, `script_delay`), falling back to
-`default`. Token usage is computed deterministically from the request text, including a prefix-cache
+`default`. Every request is checked against the pinned Workers AI input schema of the model it names
+(specs/workers-ai/, see tests/fakes/contract.py) and every completion against its output schema: a request that
+does not fit is answered 400 (code 5006, as Cloudflare does) and recorded in `violations`, which the autouse
+fixture in tests/conftest_fakes.py asserts empty after each test. Token usage is computed deterministically from the request text, including a prefix-cache
 model keyed by the `x-session-affinity` header, so tests can assert on cache-friendly prompt layouts.
 """
 
@@ -23,6 +26,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.fakes.contract import CONTRACTS
 
 _CACHE_BLOCK_TOKENS = 64
 _CHARS_PER_TOKEN = 4
@@ -145,7 +150,9 @@ def _form(response_format: Any) -> str | None:
         return "json_object"
     schema = response_format.get("json_schema")
     if isinstance(schema, dict):
-        return "envelope" if "name" in schema and "schema" in schema else "bare"
+        if "name" in schema and "schema" in schema:
+            return "strict" if schema.get("strict") else "schema"
+        return "bare"
     return None
 
 
@@ -186,11 +193,14 @@ class FakeModel:
             self.queued: dict[str, tuple[dict[str, Any], str | None, int]] = {}
             self.async_polls_before_done = 1
             self.async_calls: list[dict[str, Any]] = []
-            # response_format kinds this provider refuses with 400 (8001): "envelope", "bare", "json_object".
+            # response_format kinds this provider refuses with 400 (8001): "strict" (a named schema with strict
+            # mode), "schema" (a named schema), "bare" (a schema without the envelope), "json_object".
             self.rejected_forms: set[str] = set()
             # The `model` and `usage` of every completion answered, synchronously or through the queue.
             self.served: list[dict[str, Any]] = []
             self.latency = 0.0  # seconds every chat answer takes, on top of scripted delays (load tests)
+            # Breaches of the pinned Workers AI schemas: "request: ..." by the client, "response: ..." by us.
+            self.violations: list[str] = []
 
     def review_requests(self) -> list[RecordedRequest]:
         """Requests other than reviewbot's verification requests (which follow a review with findings)."""
@@ -235,6 +245,8 @@ class FakeModel:
             return _cloudflare_error(400, 5006, "Error: required properties at '/' are 'messages'")
         if not isinstance(body.get("model"), str):
             return _cloudflare_error(400, 5006, "Error: required properties at '/' are 'model'")
+        if (refused := self._check_request(body["model"], body)) is not None:
+            return refused
 
         if _form(body.get("response_format")) in self.rejected_forms:
             return _cloudflare_error(400, 8001, "Invalid input: response_format")
@@ -261,12 +273,21 @@ class FakeModel:
         with self._lock:
             self.async_calls.append(body)
         model = request.path_params["model"]
+        if model not in CONTRACTS or not CONTRACTS[model].async_queue:
+            self._violate(f"request: queued for {model}, whose published properties have no async_queue")
+            return _cloudflare_error(400, 5006, f"{model} does not support the asynchronous queue")
         if "requests" in body:
+            for item in body["requests"] if isinstance(body["requests"], list) else [None]:
+                if (refused := self._check_request(model, item)) is not None:
+                    return refused
             request_id = secrets.token_hex(16)
             with self._lock:
                 self.queued[request_id] = ({**body["requests"][0], "model": model}, headers.get("x-session-affinity"),
                                            self.async_polls_before_done)
             return _envelope({"status": "queued", "request_id": request_id, "model": model})
+        if not isinstance(body.get("request_id"), str):
+            self._violate(f"request: a poll without a request id: {str(body)[:200]}")
+            return _cloudflare_error(400, 5006, "Error: required properties at '/' are 'request_id'")
         request_id = str(body.get("request_id"))
         with self._lock:
             queued, affinity, polls = self.queued[request_id]
@@ -280,6 +301,21 @@ class FakeModel:
         completion = self._completion(queued, answer, affinity)
         return _envelope({"responses": [{"id": 0, "result": completion, "success": True}],
                           "usage": completion["usage"]})
+
+    def _violate(self, what: str) -> None:
+        with self._lock:
+            self.violations.append(what)
+
+    def _check_request(self, model: str, body: Any) -> Response | None:
+        """None when `body` fits the model's pinned input schema; else the 400 Workers AI would answer."""
+        contract = CONTRACTS.get(model)
+        if contract is None:
+            self._violate(f"request: no pinned schema for model {model!r}")
+            return _cloudflare_error(400, 5007, f"No such model {model} or task")
+        if errors := contract.request_errors(body):
+            self._violate(f"request for {model}: " + "; ".join(errors))
+            return _cloudflare_error(400, 5006, "Error: " + errors[0])
+        return None
 
     def _next_answer(self, body: dict[str, Any]) -> tuple[float, _Reply | _Error]:
         # Taken under one lock so concurrent requests never split a delay from the answer it precedes.
@@ -313,7 +349,7 @@ class FakeModel:
         }
 
     def _completion(self, body: dict[str, Any], reply: _Reply, affinity: str | None) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
         if reply.tool_calls is not None:
             message["tool_calls"] = [_tool_call(i, call) for i, call in enumerate(reply.tool_calls)]
         if reply.reasoning is not None:
@@ -323,9 +359,12 @@ class FakeModel:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.served_model or body["model"],
-            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}],
             "usage": self._usage(body, reply.content, affinity),
         }
+        if (contract := CONTRACTS.get(body["model"])) is not None:
+            for error in contract.response_errors(completion):
+                self._violate(f"response for {body['model']}: {error}")
         with self._lock:
             self.served.append({"model": completion["model"], "usage": completion["usage"]})
         return completion
