@@ -102,8 +102,8 @@ class StructuredReviewer:
         if limit is not None or larger <= used:
             raise ModelOutputError(
                 f"the model's {what} answer was cut off at its output limit ({used:,} tokens, reasoning included)"
-                f"{' twice' if limit is not None else ''}: raise REVIEWBOT_MAX_COMPLETION_TOKENS, lower "
-                "REVIEWBOT_MODEL_THINKING, or review a smaller change")
+                f"{' twice' if limit is not None else ''}: raise REVIEWBOT_MAX_COMPLETION_TOKENS, set "
+                "REVIEWBOT_MODEL_THINKING=off, or review a smaller change")
         return larger
 
     async def _run_tools(self, result: ChatResult) -> list[dict[str, Any]]:

@@ -4,7 +4,8 @@ Answers come from a FIFO script (`script_reply`, `script_error`, `script_delay`)
 `default`. Every request is checked against the pinned Workers AI input schema of the model it names
 (specs/workers-ai/, see tests/fakes/contract.py) and every completion against its output schema: a request that
 does not fit is answered 400 (code 5006, as Cloudflare does) and recorded in `violations`, which the autouse
-fixture in tests/conftest_fakes.py asserts empty after each test. Token usage is computed deterministically from the request text, including a prefix-cache
+fixture in tests/conftest_fakes.py asserts empty after each test.
+Token usage is computed deterministically from the request text, including a prefix-cache
 model keyed by the `x-session-affinity` header, so tests can assert on cache-friendly prompt layouts.
 """
 
@@ -193,6 +194,8 @@ class FakeModel:
             self.queued: dict[str, tuple[dict[str, Any], str | None, int]] = {}
             self.async_polls_before_done = 1
             self.async_calls: list[dict[str, Any]] = []
+            self.queue_errors: deque[_Error] = deque()  # answered by the queue (submit or poll) first
+            self.async_final_status: str | None = None  # a due poll answers this status instead of the result
             # response_format kinds this provider refuses with 400 (8001): "strict" (a named schema with strict
             # mode), "schema" (a named schema), "bare" (a schema without the envelope), "json_object".
             self.rejected_forms: set[str] = set()
@@ -220,6 +223,11 @@ class FakeModel:
     def script_error(self, status: int, body: dict[str, Any] | str, headers: dict[str, str] | None = None) -> None:
         with self._lock:
             self.script.append(_Error(status, body, dict(headers or {})))
+
+    def script_queue_error(self, status: int, body: dict[str, Any]) -> None:
+        """The asynchronous queue's next answer (a submission or a poll) is this error."""
+        with self._lock:
+            self.queue_errors.append(_Error(status, body))
 
     def script_delay(self, seconds: float) -> None:
         """Make the next answer (scripted or default) wait this long first."""
@@ -273,6 +281,10 @@ class FakeModel:
         with self._lock:
             self.async_calls.append(body)
         model = request.path_params["model"]
+        with self._lock:
+            queue_error = self.queue_errors.popleft() if self.queue_errors else None
+        if queue_error is not None:
+            return _error_response(queue_error)
         if model not in CONTRACTS or not CONTRACTS[model].async_queue:
             self._violate(f"request: queued for {model}, whose published properties have no async_queue")
             return _cloudflare_error(400, 5006, f"{model} does not support the asynchronous queue")
@@ -295,6 +307,8 @@ class FakeModel:
                 self.queued[request_id] = (queued, affinity, polls - 1)
         if polls > 0:
             return _envelope({"status": "running", "request_id": request_id})
+        if self.async_final_status is not None:
+            return _envelope({"status": self.async_final_status, "request_id": request_id})
         _, answer = self._next_answer(queued)
         if isinstance(answer, _Error):
             return _error_response(answer)

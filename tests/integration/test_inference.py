@@ -78,6 +78,14 @@ async def test_reject_if_busy_sends_a_busy_request_to_the_queue_at_once(
     (413, {"errors": [{"code": 3006, "message": "Request too large"}]}, "too large"),
     (400, {"error": {"message": "This model's maximum context length is 262144 tokens"}}, "larger than the model"),
     (401, {"errors": [{"code": 10000, "message": "Authentication error"}]}, "CLOUDFLARE_API_TOKEN"),
+    # 400s that are not about the request's shape: one request, no walk through the response_format forms.
+    (400, {"errors": [{"code": 5007, "message": "No such model"}]}, "no such model"),
+    (400, {"errors": [{"code": 3003, "message": "Request is missing headers or body"}]}, "incomplete"),
+    (400, {"errors": [{"code": 5004, "message": "Invalid data type"}]}, "refused the request's data"),
+    # 403s that are not about credentials.
+    (403, {"errors": [{"code": 5018, "message": "not allowed"}]}, "not allowed to access this model"),
+    (403, {"errors": [{"code": 3041, "message": "not allowed"}]}, "not allowed to access this model"),
+    (403, {"errors": [{"code": 3023, "message": "Service unavailable for account"}]}, "blocked the account"),
 ])
 async def test_permanent_errors_end_the_review_visibly_without_retrying(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel,
