@@ -51,9 +51,11 @@ async def test_a_queue_that_refuses_a_busy_request_defers_it_instead_of_looping(
     k26 = dataclasses.replace(settings, model=K26, model_retries=1)
     fake_model.script_error(429, CAPACITY)
     fake_model.script_queue_error(400, {"errors": [{"code": 3003, "message": "Request is missing body"}]})
+    fake_model.script_error(429, CAPACITY)  # still busy on the next try: deferred again, not queued again
     fake_model.script_reply(findings_json([bug_finding()]))
     await review_once(web, k26, redis_url, fake_github)
     assert len(fake_model.async_calls) == 1  # one refused submission, never retried against the queue
+    assert len(fake_model.review_requests()) == 3
     assert len(fake_github.reviews[(REPO, 7)]) == 1
 
 
