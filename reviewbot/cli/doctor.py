@@ -110,11 +110,11 @@ async def model_check(settings: Settings, http: httpx.AsyncClient) -> Check:
 def catalogue_check(settings: Settings) -> Check:
     """What the published model catalogue says about REVIEWBOT_MODEL (no request)."""
     if warnings := model_warnings(settings.model, settings.thinking):
-        return Check("model catalogue", "warn", "; ".join(warnings),
+        return Check("catalogue", "warn", "; ".join(warnings),
                      "set REVIEWBOT_MODEL to @cf/moonshotai/kimi-k2.6 or @cf/moonshotai/kimi-k2.7-code")
     caps = capabilities(settings.model)
     queue = "asynchronous queue" if caps.async_queue else "no asynchronous queue (busy answers are deferred)"
-    return Check("model catalogue", "ok", f"{settings.model}: {caps.context_window:,}-token window, {queue}")
+    return Check("catalogue", "ok", f"{settings.model}: {caps.context_window:,}-token window, {queue}")
 
 
 async def run_checks(settings: Settings, http: httpx.AsyncClient) -> list[Check]:
