@@ -43,10 +43,11 @@ class ModelPermanent(PermanentError):
     conversation had already been billed when it failed, so a failed step still counts what it cost."""
 
     def __init__(self, message: str, *, status: int | None = None, context_length: bool = False,
-                 usage: Usage | None = None) -> None:
+                 usage: Usage | None = None, invalid_input: bool = False) -> None:
         super().__init__(message, status=status)
         self.context_length = context_length
         self.usage = usage or Usage()
+        self.invalid_input = invalid_input  # the body did not fit the model's input schema (another form may)
 
 
 class ModelRetryable(RetryableError):

@@ -55,10 +55,16 @@ def fake_model() -> Iterator[FakeModel]:
 
 
 @pytest.fixture(autouse=True)
-def _reset_fakes(request: pytest.FixtureRequest) -> None:
+def _reset_fakes(request: pytest.FixtureRequest) -> Iterator[None]:
     # `fixturenames` is the transitive closure, so fakes used through other fixtures are reset too.
     # Being autouse, this runs before the test's other function-scoped fixtures add their own state.
     if "fake_github" in request.fixturenames:
         request.getfixturevalue("fake_github").reset()
+    model: FakeModel | None = None
     if "fake_model" in request.fixturenames:
-        request.getfixturevalue("fake_model").reset()
+        model = request.getfixturevalue("fake_model")
+        model.reset()
+    yield
+    # Contract: whatever the test asserted, a request outside the model's published schema fails it.
+    if model is not None and model.violations:
+        pytest.fail("the fake model saw breaches of the pinned Workers AI schema:\n" + "\n".join(model.violations))

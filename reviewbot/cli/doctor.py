@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from reviewbot.app.app_api import AppApi
+from reviewbot.catalogue import capabilities, model_warnings
 from reviewbot.errors import ConfigError, GitHubError, GitHubRetryable
 from reviewbot.inference.budget import DailyBudget, Limits, today
 from reviewbot.queue.embedded import EmbeddedRedis
@@ -140,10 +141,20 @@ async def model_check(settings: Settings, http: httpx.AsyncClient) -> Check:
                                                                  if served != settings.model else ""))
 
 
+def catalogue_check(settings: Settings) -> Check:
+    """What the published model catalogue says about REVIEWBOT_MODEL (no request)."""
+    if warnings := model_warnings(settings.model, settings.thinking):
+        return Check("catalogue", "warn", "; ".join(warnings),
+                     "set REVIEWBOT_MODEL to @cf/moonshotai/kimi-k2.6 or @cf/moonshotai/kimi-k2.7-code")
+    caps = capabilities(settings.model)
+    queue = "asynchronous queue" if caps.async_queue else "no asynchronous queue (busy answers are deferred)"
+    return Check("catalogue", "ok", f"{settings.model}: {caps.context_window:,}-token window, {queue}")
+
+
 async def run_checks(settings: Settings, http: httpx.AsyncClient) -> list[Check]:
     configured = Check("configuration", "ok", "the environment and .env are valid")
     return [configured, *await github_checks(settings), webhook_check(settings), *await redis_check(settings),
-            await model_check(settings, http)]
+            catalogue_check(settings), await model_check(settings, http)]
 
 
 def render(checks: list[Check]) -> str:

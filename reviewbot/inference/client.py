@@ -13,12 +13,12 @@ from typing import Any
 
 import httpx
 
-from reviewbot.catalogue import DEFAULT_PRICES, Price
+from reviewbot.catalogue import DEFAULT_PRICES, Capabilities, Price, capabilities
 from reviewbot.errors import ModelBusy, ModelPermanent, ModelQueued, ModelRetryable, RateLimited
 from reviewbot.inference.memo import RequestMemo, request_key
 from reviewbot.inference.pricing import usage_from_response
 from reviewbot.inference.provider_errors import classify
-from reviewbot.inference.queued import AsyncQueue
+from reviewbot.inference.queued import AsyncQueue, QueuedRequestLost
 from reviewbot.inference.ratelimit import RequestBucket
 from reviewbot.model import Usage
 
@@ -68,9 +68,22 @@ class ModelClient:
     # Told of every paid request (not replays); an awaitable it returns (a budget charge) is awaited.
     on_request: Callable[[ChatResult], Awaitable[None] | None] | None = None
     prefer_async: bool = False  # audits: every request goes to the asynchronous queue first (needs a memo)
+    caps: Capabilities | None = None  # the model's published capabilities; None: looked up by `model`
+
+    def __post_init__(self) -> None:
+        if self.caps is None:
+            self.caps = capabilities(self.model)
+        if not self.caps.async_queue:
+            self.run_url = None  # the model has no asynchronous queue: capacity errors are deferred instead
+
+    @property
+    def capabilities(self) -> Capabilities:
+        assert self.caps is not None
+        return self.caps
 
     def body(self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None = None,
-             tools: list[dict[str, Any]] | None = None, tool_choice: str | None = None) -> dict[str, Any]:
+             tools: list[dict[str, Any]] | None = None, tool_choice: str | None = None,
+             max_completion_tokens: int | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": False}
         if response_format is not None:
             body["response_format"] = response_format
@@ -78,11 +91,21 @@ class ModelClient:
             body["tools"] = tools
             if tool_choice:
                 body["tool_choice"] = tool_choice
-        if self.max_completion_tokens:
-            body["max_completion_tokens"] = self.max_completion_tokens
-        if self.thinking is not None:  # K2.5 reads enable_thinking, K2.6 thinking
-            body["chat_template_kwargs"] = {"enable_thinking": self.thinking, "thinking": self.thinking}
+        if limit := max_completion_tokens or self.max_completion_tokens:
+            body["max_completion_tokens"] = limit
+        if (switch := self._thinking_switch()) is not None:
+            body["chat_template_kwargs"] = switch
         return body
+
+    def _thinking_switch(self) -> dict[str, bool] | None:
+        """The thinking parameter the model's schema names, only when set and accepted (an always-thinking model
+        takes only `true`, so `off` is not sent; start-up warns about it)."""
+        caps = self.capabilities
+        if self.thinking is None or caps.thinking_parameter is None:
+            return None
+        if caps.thinking_always_on and not self.thinking:
+            return None
+        return {caps.thinking_parameter: self.thinking}
 
     async def chat(self, body: dict[str, Any], *, affinity: str, memo: RequestMemo | None = None) -> ChatResult:
         """One completion. Transient failures are retried a few times; then, when the provider has an
@@ -103,9 +126,16 @@ class ModelClient:
             result = await self._send(body, affinity)
         except ModelRetryable as exc:
             if self.run_url is None:
-                raise
+                raise  # the job defers it with a jittered backoff
             log.warning("model busy; using the asynchronous queue", extra={"affinity": affinity, "error": str(exc)})
-            request_id = await self._queue(affinity).submit(body)
+            try:
+                request_id = await self._queue(affinity).submit(body)
+            except ModelPermanent as refused:
+                # The queue will not take it (400/404/413): stop using the queue, defer the busy request instead.
+                log.warning("the asynchronous queue refused the request; deferring instead",
+                            extra={"affinity": affinity, "error": str(refused)})
+                self.run_url = None
+                raise exc from refused
             await memo.save_pending(key, request_id)
             raise ModelQueued("waiting in the provider's asynchronous queue", retry_after=self.async_poll_s) from exc
         # Kept too, so that when a later request of the same review (verification, another pass) is queued, the
@@ -114,7 +144,11 @@ class ModelClient:
         return result
 
     async def _poll(self, memo: RequestMemo, key: str, request_id: str, affinity: str) -> ChatResult:
-        completion = await self._queue(affinity).poll(request_id)
+        try:
+            completion = await self._queue(affinity).poll(request_id)
+        except (QueuedRequestLost, ModelPermanent):
+            await memo.clear_pending(key)  # never poll a lost request until its 24 h lifetime ends
+            raise
         if completion is None:
             raise ModelQueued("still waiting in the provider's asynchronous queue", retry_after=self.async_poll_s)
         await memo.save_result(key, completion)

@@ -7,10 +7,16 @@ from typing import Any
 
 import httpx
 
-from reviewbot.errors import ModelPermanent, ModelRetryable
+from reviewbot.errors import ModelRetryable
+from reviewbot.inference.provider_errors import classify
 
 log = logging.getLogger(__name__)
 PENDING = frozenset({"queued", "running"})
+
+
+class QueuedRequestLost(ModelRetryable):
+    """The queued request failed or came back in a state we do not know: polling it again cannot help, so the
+    caller forgets its id and asks afresh (within the job's retry budget)."""
 
 
 class AsyncQueue:
@@ -37,10 +43,11 @@ class AsyncQueue:
             return None
         responses = result.get("responses")
         if not isinstance(responses, list) or not responses:
-            raise ModelRetryable(f"the asynchronous queue answered without responses (status {result.get('status')})")
+            raise QueuedRequestLost("the asynchronous queue answered without responses "
+                                    f"(status {str(result.get('status'))[:40]!r})")
         item = next((r for r in responses if isinstance(r, dict) and r.get("id") in (0, None)), responses[0])
-        if not item.get("success", True) or not isinstance(item.get("result"), dict):
-            raise ModelRetryable("the asynchronous request failed at the provider")
+        if not isinstance(item, dict) or not item.get("success", True) or not isinstance(item.get("result"), dict):
+            raise QueuedRequestLost("the asynchronous request failed at the provider")
         completion: dict[str, Any] = item["result"]
         return completion
 
@@ -50,12 +57,11 @@ class AsyncQueue:
                                             headers=self.headers)
         except httpx.TransportError as exc:
             raise ModelRetryable(f"asynchronous queue unreachable: {type(exc).__name__}") from None
-        if response.status_code in (401, 403):
-            raise ModelPermanent(f"the asynchronous queue rejected the credentials (HTTP {response.status_code})",
-                                 status=response.status_code)
         if response.status_code >= 400:
-            raise ModelRetryable(f"the asynchronous queue answered HTTP {response.status_code}",
-                                 status=response.status_code)
+            # By code, as for synchronous requests: 400/404/413 never improve, 429/3040/5xx may.
+            error = classify(response)
+            error.args = (f"asynchronous queue: {error}",)
+            raise error
         try:
             data = response.json()
         except ValueError:

@@ -20,14 +20,24 @@ from reviewbot.review.prompt.images import with_images
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# The OpenAI envelope first (documented for /v1/chat/completions), then the bare schema some Workers AI
-# routes expect, then plain JSON mode; the prompt carries the schema either way.
-RESPONSE_FORMATS: tuple[dict[str, Any], ...] = (
-    {"type": "json_schema", "json_schema": {"name": "review", "schema": REVIEW_SCHEMA, "strict": True}},
-    {"type": "json_schema", "json_schema": REVIEW_SCHEMA},
-    {"type": "json_object"},
-)
+
+
+def response_formats(name: str, schema: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The response_format shapes to try, strictest first; each fits the model's published input schema, which
+    requires `json_schema.name`. Then the schema without strict mode, then plain JSON mode; the prompt carries
+    the schema either way."""
+    return (
+        {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}},
+        {"type": "json_schema", "json_schema": {"name": name, "schema": schema}},
+        {"type": "json_object"},
+    )
+
+
+RESPONSE_FORMATS = response_formats("review", REVIEW_SCHEMA)
 FINAL_TURN = "Stop using tools now and answer with the JSON object only."
+# A truncated answer (finish_reason "length") is asked again once with a larger output limit (it counts reasoning
+# tokens too), within the model's context window; a second truncation ends the review with a clear error.
+LENGTH_RETRY_FLOOR = 32_768
 
 
 class Tools(Protocol):
@@ -71,6 +81,7 @@ class StructuredReviewer:
         response_format shapes, in the order RESPONSE_FORMATS tries them (the verifier has its own)."""
         conversation: list[dict[str, Any]] = list(messages)
         usage, turns, repaired = Usage(), 0, False
+        limit: int | None = None  # the output limit, raised once after a truncated answer
         while True:
             final = self.tools is None or turns >= self.max_turns
             hold = self.allowance.estimate(self._chars(conversation, final))
@@ -78,11 +89,17 @@ class StructuredReviewer:
                 final = True  # no room for another tool turn and the answer after it: answer now
                 hold = self.allowance.estimate(self._chars(conversation, final))
             try:
-                result = await self._paid(self.allowance.take(hold, what), conversation, affinity, final, formats)
+                result = await self._paid(self.allowance.take(hold, what), conversation, affinity, final, formats,
+                                         limit)
             except ModelPermanent as exc:  # the turns before were paid for: the caller must still count them
                 exc.usage = usage + exc.usage
                 raise
             usage = usage + result.usage
+            if result.finish_reason == "length":
+                limit = self._larger_limit(result, limit, what, usage)
+                log.warning("model answer truncated, asking again with a larger output limit",
+                            extra={"max_completion_tokens": limit})
+                continue
             if result.tool_calls and not final:
                 turns += 1
                 conversation += await self._run_tools(result)
@@ -102,12 +119,12 @@ class StructuredReviewer:
                 ]
 
     async def _paid(self, hold: Hold, conversation: list[dict[str, Any]], affinity: str, final: bool,
-                    formats: tuple[dict[str, Any], ...]) -> ChatResult:
+                    formats: tuple[dict[str, Any], ...], limit: int | None) -> ChatResult:
         """One request under its hold: the daily budget is asked first; the hold settles with the billed usage."""
         try:
             if self.gate is not None:
                 await self.gate(self.allowance.held, self.allowance.held_usd)
-            result = await self._ask(conversation, affinity, final, formats)
+            result = await self._ask(conversation, affinity, final, formats, limit)
         except BaseException:
             self.allowance.release(hold)
             raise
@@ -120,6 +137,19 @@ class StructuredReviewer:
         if self.tools is not None:
             size += len(json.dumps(self.tools.definitions())) + (len(FINAL_TURN) + 30 if final else 0)
         return size
+
+    def _larger_limit(self, result: ChatResult, limit: int | None, what: str, usage: Usage) -> int:
+        """Twice what the truncated answer used (at least LENGTH_RETRY_FLOOR), within the context window left
+        after the prompt; ModelOutputError when it was raised already or cannot grow."""
+        used = result.usage.completion_tokens or limit or self.client.max_completion_tokens or 0
+        room = self.client.capabilities.context_window - result.usage.prompt_tokens
+        larger = min(max(2 * used, LENGTH_RETRY_FLOOR), room)
+        if limit is not None or larger <= used:
+            raise ModelOutputError(
+                f"the model's {what} answer was cut off at its output limit ({used:,} tokens, reasoning included)"
+                f"{' twice' if limit is not None else ''}: raise REVIEWBOT_MAX_COMPLETION_TOKENS, set "
+                "REVIEWBOT_MODEL_THINKING=off, or review a smaller change", usage=usage)
+        return larger
 
     async def _run_tools(self, result: ChatResult) -> list[dict[str, Any]]:
         assert self.tools is not None
@@ -135,18 +165,19 @@ class StructuredReviewer:
         return appended
 
     async def _ask(self, conversation: list[dict[str, Any]], affinity: str, final: bool,
-                   formats: tuple[dict[str, Any], ...]) -> ChatResult:
+                   formats: tuple[dict[str, Any], ...], limit: int | None = None) -> ChatResult:
         tools = self.tools.definitions() if self.tools is not None else None
         conversation = with_images(conversation, self.images or [])
         messages = [*conversation, {"role": "user", "content": FINAL_TURN}] if final and tools else conversation
         while True:
             form_index = self.client.form_index
-            body = self.client.body(messages, formats[form_index], tools, "none" if final else "auto")
+            body = self.client.body(messages, formats[form_index], tools, "none" if final else "auto", limit)
             try:
                 return await self.client.chat(body, affinity=affinity, memo=self.memo)
             except ModelPermanent as exc:
-                # A 400 may be the provider rejecting this schema form; try the next before giving up.
-                if exc.status != 400 or form_index == len(formats) - 1 or exc.context_length:
+                # Only a complaint about the request's shape may be this schema form; try the next before giving
+                # up. Other 400s (no such model, incomplete request, ...) would pin the weakest form for nothing.
+                if not exc.invalid_input or form_index == len(formats) - 1 or exc.context_length:
                     raise
                 log.warning("provider rejected response_format, trying the next form", extra={"form": form_index})
                 self.client.form_index = form_index + 1

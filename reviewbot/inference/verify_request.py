@@ -6,15 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.inference.structured import StructuredReviewer
+from reviewbot.inference.structured import StructuredReviewer, response_formats
 from reviewbot.review.findings.verification import VERIFY_SCHEMA, VerdictItem, VerifyAnswer, parse_verdicts
 
 # The same three shapes as the review's, in the same order: the client's remembered form index applies to both.
-VERIFY_FORMATS: tuple[dict[str, Any], ...] = (
-    {"type": "json_schema", "json_schema": {"name": "verification", "schema": VERIFY_SCHEMA, "strict": True}},
-    {"type": "json_schema", "json_schema": VERIFY_SCHEMA},
-    {"type": "json_object"},
-)
+VERIFY_FORMATS: tuple[dict[str, Any], ...] = response_formats("verification", VERIFY_SCHEMA)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from arq import Retry
 from redis.exceptions import RedisError
 
 from reviewbot.app.port import GitHubPort, PullInfo
-from reviewbot.errors import PermanentError, RetryableError, Waiting
+from reviewbot.errors import ModelBusy, PermanentError, RetryableError, Waiting
 from reviewbot.inference.budget import BudgetBusy, BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.verify_request import StructuredVerifier
@@ -90,6 +90,9 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         raise AssertionError("unreachable: retry_later always raises for Waiting") from exc
     except RetryableError as exc:
         log.warning("review failed, may be retried", extra={**job, "error": str(exc)})
+        if isinstance(exc, ModelBusy):  # a model without an asynchronous queue: deferred, and the user told why
+            await check.update("queued", "Waiting for the model", "The model provider is busy (out of capacity); "
+                               "the review tries again by itself shortly.")
         await retries.retry_later(redis, job_id, exc)  # raises Retry unless the budget is spent
         await check.fail(f"The review gave up after {retries.MAX_ATTEMPTS} attempts: {exc}")
         await RedisMemo(redis, job_id).clear()  # a later Re-run asks the model afresh

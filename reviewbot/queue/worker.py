@@ -16,6 +16,7 @@ from reviewbot.app.credentials import InstallationCredentials
 from reviewbot.app.identity import remember_slug
 from reviewbot.app.limits import RateLimits
 from reviewbot.app.port import GitHubPort
+from reviewbot.catalogue import model_warnings
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.budget import DailyBudget, Limits
 from reviewbot.inference.client import ModelClient
@@ -96,6 +97,8 @@ async def startup(ctx: dict[str, Any]) -> None:
     if "deps" not in ctx:
         ctx["deps"] = build_deps(ctx["settings"], ctx["redis"])
     await remember_slug(ctx["settings"], ctx["redis"])
+    for warning in model_warnings(ctx["settings"].model, ctx["settings"].thinking):
+        log.warning(warning)
     log.info("worker started")
 
 

@@ -16,7 +16,7 @@ from reviewbot.errors import ConfigError
 from reviewbot.settings import parsers as p
 from reviewbot.settings.declare import env, read
 
-DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.5"
+DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.6"
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
 DEFAULT_GITHUB_URL = "https://github.com"
 DEFAULT_DAILY_BUDGET_USD = 10.0  # a new installation is protected: about 150 typical reviews of Kimi K2.5 a day
@@ -53,8 +53,8 @@ class Settings:
         shown="Cloudflare's `…/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1`")
     model: str = env(
         "REVIEWBOT_MODEL", p.text, DEFAULT_MODEL,
-        "Model id (the provider now serves K2.5 requests with K2.6; a warning is logged when the served model "
-        "differs).")
+        "Model id: `@cf/moonshotai/kimi-k2.6` (K2.5's successor), `@cf/moonshotai/kimi-k2.5` (deprecated, "
+        "served and priced as K2.6) or `@cf/moonshotai/kimi-k2.7-code`; other ids get safe defaults and a warning.")
     cloudflare_account_id: str | None = env("CLOUDFLARE_ACCOUNT_ID", p.text, None,
                                             "Used to build the default base URL.")
     cloudflare_api_token: str | None = env("CLOUDFLARE_API_TOKEN", p.text, None,
@@ -89,7 +89,8 @@ class Settings:
     model_rpm: float = env("REVIEWBOT_MODEL_RPM", p.number, 240.0,
                            "Model requests per minute, for all workers together.")
     thinking: bool | None = env("REVIEWBOT_MODEL_THINKING", p.switch, None,
-                                "`on`/`off`: the model's thinking switch.", shown="unset")
+                                "`on`/`off`: the model's thinking switch (`chat_template_kwargs.enable_thinking`; "
+                                "K2.7-code always thinks).", shown="unset")
     max_tool_turns: int = env("REVIEWBOT_MAX_TOOL_TURNS", p.count, 8, "Tool turns before the model must answer.")
     conversation_pr_limit: int = env("REVIEWBOT_CONVERSATION_PR_LIMIT", p.count, 20,
                                      "Questions answered in review threads per pull request per day (UTC).")
@@ -110,7 +111,8 @@ class Settings:
         "Tokens (prompt + completion) one review may be billed over all its passes, verification batches and "
         "tool turns together.")
     max_completion_tokens: int = env("REVIEWBOT_MAX_COMPLETION_TOKENS", p.count, 16_000,
-                                     "`max_completion_tokens` per request.")
+                                     "`max_completion_tokens` per request (reasoning tokens count too); a "
+                                     "truncated answer is asked again once with twice the room.")
     prices: dict[str, Price] = env("REVIEWBOT_PRICES", p.prices, DEFAULT_PRICES,
                                    "JSON prices per model (see \"The model\").", shown="built in")
     daily_budget_usd: float | None = env(

@@ -1,7 +1,11 @@
 """A fake OpenAI-compatible chat-completions server shaped like Cloudflare Workers AI (`/ai/v1`).
 
 Answers come from a FIFO script (`script_reply`, `script_error`, `script_delay`), falling back to
-`default`. Token usage is computed deterministically from the request text, including a prefix-cache
+`default`. Every request is checked against the pinned Workers AI input schema of the model it names
+(specs/workers-ai/, see tests/fakes/contract.py) and every completion against its output schema: a request that
+does not fit is answered 400 (code 5006, as Cloudflare does) and recorded in `violations`, which the autouse
+fixture in tests/conftest_fakes.py asserts empty after each test.
+Token usage is computed deterministically from the request text, including a prefix-cache
 model keyed by the `x-session-affinity` header, so tests can assert on cache-friendly prompt layouts.
 """
 
@@ -23,6 +27,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.fakes.contract import CONTRACTS
 
 _CACHE_BLOCK_TOKENS = 64
 _CHARS_PER_TOKEN = 4
@@ -165,7 +171,9 @@ def _form(response_format: Any) -> str | None:
         return "json_object"
     schema = response_format.get("json_schema")
     if isinstance(schema, dict):
-        return "envelope" if "name" in schema and "schema" in schema else "bare"
+        if "name" in schema and "schema" in schema:
+            return "strict" if schema.get("strict") else "schema"
+        return "bare"
     return None
 
 
@@ -206,13 +214,18 @@ class FakeModel:
             self.queued: dict[str, tuple[dict[str, Any], str | None, int]] = {}
             self.async_polls_before_done = 1
             self.async_calls: list[dict[str, Any]] = []
-            # response_format kinds this provider refuses with 400 (8001): "envelope", "bare", "json_object".
+            self.queue_errors: deque[_Error] = deque()  # answered by the queue (submit or poll) first
+            self.async_final_status: str | None = None  # a due poll answers this status instead of the result
+            # response_format kinds this provider refuses with 400 (8001): "strict" (a named schema with strict
+            # mode), "schema" (a named schema), "bare" (a schema without the envelope), "json_object".
             self.rejected_forms: set[str] = set()
             # The `model` and `usage` of every completion answered, synchronously or through the queue.
             self.served: list[dict[str, Any]] = []
             self.latency = 0.0  # seconds every chat answer takes, on top of scripted delays (load tests)
             # A greedy model: these tool calls answer every unscripted request that lets it call tools.
             self.greedy_tool_calls: list[dict[str, Any]] | None = None
+            # Breaches of the pinned Workers AI schemas: "request: ..." by the client, "response: ..." by us.
+            self.violations: list[str] = []
 
     def review_requests(self) -> list[RecordedRequest]:
         """Requests other than reviewbot's verification requests (which follow a review with findings)."""
@@ -232,6 +245,11 @@ class FakeModel:
     def script_error(self, status: int, body: dict[str, Any] | str, headers: dict[str, str] | None = None) -> None:
         with self._lock:
             self.script.append(_Error(status, body, dict(headers or {})))
+
+    def script_queue_error(self, status: int, body: dict[str, Any]) -> None:
+        """The asynchronous queue's next answer (a submission or a poll) is this error."""
+        with self._lock:
+            self.queue_errors.append(_Error(status, body))
 
     def script_delay(self, seconds: float) -> None:
         """Make the next answer (scripted or default) wait this long first."""
@@ -257,6 +275,8 @@ class FakeModel:
             return _cloudflare_error(400, 5006, "Error: required properties at '/' are 'messages'")
         if not isinstance(body.get("model"), str):
             return _cloudflare_error(400, 5006, "Error: required properties at '/' are 'model'")
+        if (refused := self._check_request(body["model"], body)) is not None:
+            return refused
 
         if _form(body.get("response_format")) in self.rejected_forms:
             return _cloudflare_error(400, 8001, "Invalid input: response_format")
@@ -283,12 +303,25 @@ class FakeModel:
         with self._lock:
             self.async_calls.append(body)
         model = request.path_params["model"]
+        with self._lock:
+            queue_error = self.queue_errors.popleft() if self.queue_errors else None
+        if queue_error is not None:
+            return _error_response(queue_error)
+        if model not in CONTRACTS or not CONTRACTS[model].async_queue:
+            self._violate(f"request: queued for {model}, whose published properties have no async_queue")
+            return _cloudflare_error(400, 5006, f"{model} does not support the asynchronous queue")
         if "requests" in body:
+            for item in body["requests"] if isinstance(body["requests"], list) else [None]:
+                if (refused := self._check_request(model, item)) is not None:
+                    return refused
             request_id = secrets.token_hex(16)
             with self._lock:
                 self.queued[request_id] = ({**body["requests"][0], "model": model}, headers.get("x-session-affinity"),
                                            self.async_polls_before_done)
             return _envelope({"status": "queued", "request_id": request_id, "model": model})
+        if not isinstance(body.get("request_id"), str):
+            self._violate(f"request: a poll without a request id: {str(body)[:200]}")
+            return _cloudflare_error(400, 5006, "Error: required properties at '/' are 'request_id'")
         request_id = str(body.get("request_id"))
         with self._lock:
             queued, affinity, polls = self.queued[request_id]
@@ -296,12 +329,29 @@ class FakeModel:
                 self.queued[request_id] = (queued, affinity, polls - 1)
         if polls > 0:
             return _envelope({"status": "running", "request_id": request_id})
+        if self.async_final_status is not None:
+            return _envelope({"status": self.async_final_status, "request_id": request_id})
         _, answer = self._next_answer(queued)
         if isinstance(answer, _Error):
             return _error_response(answer)
         completion = self._completion(queued, answer, affinity)
         return _envelope({"responses": [{"id": 0, "result": completion, "success": True}],
                           "usage": completion["usage"]})
+
+    def _violate(self, what: str) -> None:
+        with self._lock:
+            self.violations.append(what)
+
+    def _check_request(self, model: str, body: Any) -> Response | None:
+        """None when `body` fits the model's pinned input schema; else the 400 Workers AI would answer."""
+        contract = CONTRACTS.get(model)
+        if contract is None:
+            self._violate(f"request: no pinned schema for model {model!r}")
+            return _cloudflare_error(400, 5007, f"No such model {model} or task")
+        if errors := contract.request_errors(body):
+            self._violate(f"request for {model}: " + "; ".join(errors))
+            return _cloudflare_error(400, 5006, "Error: " + errors[0])
+        return None
 
     def _next_answer(self, body: dict[str, Any]) -> tuple[float, _Reply | _Error]:
         # Taken under one lock so concurrent requests never split a delay from the answer it precedes.
@@ -337,7 +387,7 @@ class FakeModel:
         }
 
     def _completion(self, body: dict[str, Any], reply: _Reply, affinity: str | None) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
         if reply.tool_calls is not None:
             message["tool_calls"] = [_tool_call(i, call) for i, call in enumerate(reply.tool_calls)]
         if reply.reasoning is not None:
@@ -347,9 +397,12 @@ class FakeModel:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.served_model or body["model"],
-            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+            "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}],
             "usage": self._usage(body, reply.content, affinity),
         }
+        if (contract := CONTRACTS.get(body["model"])) is not None:
+            for error in contract.response_errors(completion):
+                self._violate(f"response for {body['model']}: {error}")
         with self._lock:
             self.served.append({"model": completion["model"], "usage": completion["usage"]})
         return completion

@@ -32,7 +32,7 @@ def test_a_working_setup_passes_every_check(env: dict[str, str], fake_model: Fak
     code, rows, table = doctor(env | {"REVIEWBOT_PUBLIC_URL": "https://bot.example.com"})
     assert code == 0, table
     assert rows == {"configuration": "ok", "GitHub App": "ok", "installations": "ok", "webhooks": "ok",
-                    "Redis": "ok", "budgets": "ok", "model": "ok"}
+                    "Redis": "ok", "budgets": "ok", "catalogue": "ok", "model": "ok"}
     assert "$10.00 a day per installation; nothing spent today (UTC)" in table  # the default protects
     assert "reviewbot-test (id 4242)" in table
     [ping] = fake_model.requests
@@ -69,7 +69,7 @@ def test_a_broken_setup_fails_and_says_what_to_fix(env: dict[str, str]) -> None:
                                       "REDIS_URL": "redis://127.0.0.1:1"})
     assert code == 1
     assert rows == {"configuration": "ok", "GitHub App": "FAIL", "webhooks": "warn", "Redis": "FAIL",
-                    "budgets": "skip", "model": "FAIL"}
+                    "budgets": "skip", "catalogue": "ok", "model": "FAIL"}
     assert "private key must belong to the same App" in table and "CLOUDFLARE_API_TOKEN" in table
     assert "REDIS_URL" in table and "REVIEWBOT_PUBLIC_URL" in table
     assert stranger.splitlines()[1] not in table and "wrong-token" not in table

@@ -88,7 +88,7 @@ def test_the_real_model_path_gives_the_same_numbers_through_http(tmp_path: Path,
     totals = report["totals"]
     assert (totals["true_positives"], totals["false_positives"], totals["false_negatives"]) == (1, 3, 2)
     assert len(fake_model.requests) == totals["requests"] == 5
-    assert report["model"] == "@cf/moonshotai/kimi-k2.5" and totals["cost_usd"] > 0
+    assert report["model"] == "@cf/moonshotai/kimi-k2.6" and totals["cost_usd"] > 0
     assert 0 < totals["cache_hit_ratio"] < 1  # the verification request reused the review's prefix
 
 

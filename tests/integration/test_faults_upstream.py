@@ -86,12 +86,12 @@ def test_a_model_slower_than_its_timeout_is_retried(
 def test_truncated_answers_end_the_review_visibly_and_post_nothing(
         env: dict[str, str], web: httpx.Client, fake_github: FakeGitHub, fake_model: FakeModel,
         tmp_path: Path) -> None:
-    for _ in range(2):  # the answer, then the repair turn's answer, both cut off at max_completion_tokens
+    for _ in range(2):  # the answer, then the answer with twice the room, both cut off at max_completion_tokens
         fake_model.script_reply(TRUNCATED, finish_reason="length")
     check, _ = review_in_a_worker(env, web, fake_github, tmp_path)
     assert fake_github.reviews[(REPO, 7)] == []
     assert check["conclusion"] == "neutral" and check["output"]["title"] == "Review failed"
-    assert "not valid review JSON" in check["output"]["summary"]
+    assert "cut off at its output limit" in check["output"]["summary"]
 
 
 def test_a_truncated_response_body_is_retried(

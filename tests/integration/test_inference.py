@@ -78,6 +78,14 @@ async def test_reject_if_busy_sends_a_busy_request_to_the_queue_at_once(
     (413, {"errors": [{"code": 3006, "message": "Request too large"}]}, "too large"),
     (400, {"error": {"message": "This model's maximum context length is 262144 tokens"}}, "larger than the model"),
     (401, {"errors": [{"code": 10000, "message": "Authentication error"}]}, "CLOUDFLARE_API_TOKEN"),
+    # 400s that are not about the request's shape: one request, no walk through the response_format forms.
+    (400, {"errors": [{"code": 5007, "message": "No such model"}]}, "no such model"),
+    (400, {"errors": [{"code": 3003, "message": "Request is missing headers or body"}]}, "incomplete"),
+    (400, {"errors": [{"code": 5004, "message": "Invalid data type"}]}, "refused the request's data"),
+    # 403s that are not about credentials.
+    (403, {"errors": [{"code": 5018, "message": "not allowed"}]}, "not allowed to access this model"),
+    (403, {"errors": [{"code": 3041, "message": "not allowed"}]}, "not allowed to access this model"),
+    (403, {"errors": [{"code": 3023, "message": "Service unavailable for account"}]}, "blocked the account"),
 ])
 async def test_permanent_errors_end_the_review_visibly_without_retrying(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel,
@@ -93,12 +101,13 @@ async def test_permanent_errors_end_the_review_visibly_without_retrying(
 async def test_a_rejected_schema_form_falls_back_to_the_next(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_model.rejected_forms = {"envelope"}
+    fake_model.rejected_forms = {"strict"}
     fake_model.script_reply(findings_json([bug_finding()]))
     await review_once(web, settings, redis_url, fake_github)
     first, second = (r.json["response_format"] for r in fake_model.review_requests())
-    assert first["json_schema"]["name"] == "review" and "schema" in first["json_schema"]
-    assert second["json_schema"]["type"] == "object"  # the bare schema
+    assert first["json_schema"]["name"] == "review" and first["json_schema"]["strict"] is True
+    # The second form keeps the `name` the published schema requires (the contract check would refuse it else).
+    assert second["json_schema"]["name"] == "review" and "strict" not in second["json_schema"]
     assert len(fake_github.reviews[(REPO, 7)]) == 1
 
 
@@ -108,18 +117,19 @@ async def test_reasoning_is_read_but_never_posted(
     fake_model.script_reply(findings_json([bug_finding()]), reasoning="PRIVATE CHAIN OF THOUGHT")
     thinking = dataclasses.replace(settings, thinking=False)
     await review_once(web, thinking, redis_url, fake_github)
-    assert fake_model.requests[0].json["chat_template_kwargs"] == {"enable_thinking": False, "thinking": False}
+    assert fake_model.requests[0].json["chat_template_kwargs"] == {"enable_thinking": False}
     posted = json.dumps(fake_github.reviews[(REPO, 7)]) + json.dumps(only_check(fake_github))
     assert "PRIVATE CHAIN" not in posted
 
 
 def test_cost_is_priced_by_the_model_that_served_the_request(
         repo: Any, fake_model: FakeModel) -> None:  # noqa: F811
-    fake_model.served_model = "@cf/moonshotai/kimi-k2.6"
+    fake_model.served_model = "@cf/moonshotai/kimi-k2.6"  # the provider aliases deprecated K2.5 to K2.6
+    env = {**model_env(fake_model), "REVIEWBOT_MODEL": "@cf/moonshotai/kimi-k2.5"}
     try:
         args = ["review", "--repo", str(repo), "--base", "main", "--format", "json"]
-        run_cli(args, model_env(fake_model), repo)
-        done = run_cli(args, model_env(fake_model), repo)  # second run: the prefix is cached
+        run_cli(args, env, repo)
+        done = run_cli(args, env, repo)  # second run: the prefix is cached
     finally:
         fake_model.served_model = None
     usage = json.loads(done.stdout)["usage"]

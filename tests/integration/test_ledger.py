@@ -43,7 +43,7 @@ async def test_a_posted_review_is_one_record_with_its_files_findings_tokens_and_
         (truth["prompt"], truth["cached"], truth["completion"])
     assert entry.cost_usd == pytest.approx(truth["cost"], abs=1e-6) and entry.cost_usd > 0  # to the micro-dollar
     # The review and the verification of its major finding: both paid, both in the one record.
-    assert (entry.requests, entry.async_requests, entry.model) == (2, 0, "@cf/moonshotai/kimi-k2.5")
+    assert (entry.requests, entry.async_requests, entry.model) == (2, 0, "@cf/moonshotai/kimi-k2.6")
     assert entry.requests == truth["requests"]
     assert entry.delivery == "delivery-42" and entry.job_id.endswith(f"{REPO}#7@{pull['head']['sha']}")
     assert 0 < entry.duration_s < time.time() - started and entry.at >= started - 1

@@ -18,7 +18,7 @@ CONFIGURATION = ROOT / "docs" / "configuration.md"
 def test_defaults_point_at_cloudflare_and_github() -> None:
     s = Settings.from_mapping({"CLOUDFLARE_ACCOUNT_ID": "acc"})
     assert s.github_api_url == "https://api.github.com"
-    assert s.model == "@cf/moonshotai/kimi-k2.5"
+    assert s.model == "@cf/moonshotai/kimi-k2.6"
     assert s.chat_base_url == "https://api.cloudflare.com/client/v4/accounts/acc/ai/v1"
     assert s.redis_url is None and s.data_dir == Path(".reviewbot")
 
