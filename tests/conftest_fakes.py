@@ -55,10 +55,15 @@ def fake_model() -> Iterator[FakeModel]:
 
 
 @pytest.fixture(autouse=True)
-def _reset_fakes(request: pytest.FixtureRequest) -> None:
+def _reset_fakes(request: pytest.FixtureRequest) -> Iterator[None]:
     # `fixturenames` is the transitive closure, so fakes used through other fixtures are reset too.
     # Being autouse, this runs before the test's other function-scoped fixtures add their own state.
     if "fake_github" in request.fixturenames:
         request.getfixturevalue("fake_github").reset()
     if "fake_model" in request.fixturenames:
         request.getfixturevalue("fake_model").reset()
+    yield
+    if "fake_github" in request.fixturenames:
+        # Anything the bot sent, or the fake answered, that GitHub's published description does not allow.
+        violations = request.getfixturevalue("fake_github").take_violations()
+        assert not violations, "GitHub contract violations:\n" + "\n".join(dict.fromkeys(violations))

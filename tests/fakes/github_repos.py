@@ -193,7 +193,9 @@ def get_contents(state: GitHubState, call: Call) -> Reply:
     children = sorted({prefix + p[len(prefix) :].split("/")[0] for p in files if p.startswith(prefix)})
     if not children:
         raise not_found()
-    entries = [_content_entry(state, call.repo, sha or "", child, files.get(child)) for child in children]
+    # A listing carries no file contents (GitHub's "Content Directory" items have no `encoding`).
+    entries = [{k: v for k, v in _content_entry(state, call.repo, sha or "", child, files.get(child)).items()
+                if k not in ("encoding", "content")} for child in children]
     return Reply(json=entries)
 
 

@@ -162,6 +162,8 @@ class GitHubState:
             self.requests: list[RecordedCall] = []
             self.request_times: list[float] = []  # epoch seconds of arrival, parallel to `requests`
             self.faults: list[Fault] = []
+            # Where a request or a reply broke GitHub's published description (tests/fakes/github_contract.py).
+            self.violations: list[str] = []
             self.rate_windows: dict[str, RateWindow] = {}
             self.rate_limit = 5000
             # The App's webhook deliveries (newest last), redelivery requests and manifest codes.
