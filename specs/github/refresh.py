@@ -63,7 +63,7 @@ def fetch(dest: Path) -> dict[str, Path]:
     for key, package in PACKAGES.items():
         existing = sorted(dest.glob(package.replace("@", "").replace("/", "-") + "-*.tgz"))
         if not existing:
-            subprocess.run(["npm", "pack", "--silent", package], cwd=dest, check=True,  # noqa: S607
+            subprocess.run(["npm", "pack", "--silent", package], cwd=dest, check=True,  # noqa: S603, S607
                            stdout=subprocess.DEVNULL)
             existing = sorted(dest.glob(package.replace("@", "").replace("/", "-") + "-*.tgz"))
         found[key] = existing[-1]
@@ -122,10 +122,17 @@ def graphql_subset(sdl: str) -> str:
     """GitHub's schema pruned to the fields our documents select (plus the input and enum types they need)."""
     sys.path.insert(0, str(ROOT))
     from graphql import build_schema, parse, print_type
-    from graphql.type import (GraphQLEnumType, GraphQLInputObjectType, GraphQLInterfaceType, GraphQLObjectType,
-                              GraphQLScalarType, get_named_type, is_input_type)
-    from graphql.utilities import TypeInfo
     from graphql.language import Visitor, visit
+    from graphql.type import (
+        GraphQLEnumType,
+        GraphQLInputObjectType,
+        GraphQLInterfaceType,
+        GraphQLObjectType,
+        GraphQLScalarType,
+        get_named_type,
+        is_input_type,
+    )
+    from graphql.utilities import TypeInfo
     from graphql.utilities.type_info import TypeInfoVisitor
 
     from reviewbot.app.threads import RESOLVE_MUTATION, THREADS_QUERY

@@ -3,9 +3,9 @@
 Every REST request the fake receives and every reply it sends is checked against the operation GitHub publishes
 for that method and path: path and query parameters, the Accept media type, the JSON body, the status and the
 response schema. Schemas are validated by `openapi-schema-validator` (OpenAPI 3.0 on top of `jsonschema`);
-this module only finds the operation and feeds it the right parts. GraphQL documents are validated by `graphql-core` against
-specs/github/graphql-subset.graphql, deprecated fields refused. A violation is a string, kept by the fake
-until the test ends (tests/conftest_fakes.py fails the test that caused it).
+this module only finds the operation and feeds it the right parts. GraphQL documents are validated by
+`graphql-core` against specs/github/graphql-subset.graphql, deprecated fields refused. A violation is a string,
+kept by the fake until the test ends (tests/conftest_fakes.py fails the test that caused it).
 """
 
 from __future__ import annotations
@@ -73,11 +73,15 @@ def operations() -> list[Operation]:
     for template, item in spec()["paths"].items():
         for method, op in item.items():
             multi = {p["name"] for p in map(_resolve, op.get("parameters", [])) if p.get("x-multi-segment")}
-            regex = re.sub(r"\\\{(\w+)\\\}", lambda m: f"(?P<{m[1]}>.+)" if m[1] in multi else f"(?P<{m[1]}>[^/]+)",
-                           re.escape(template))
+            regex = re.sub(r"\\\{(\w+)\\\}", functools.partial(_group, multi), re.escape(template))
             found.append(Operation(method.upper(), template, re.compile(regex), op,
                                    len(re.sub(r"\{\w+\}", "", template))))
     return found
+
+
+def _group(multi: set[str], match: re.Match[str]) -> str:
+    """A path parameter's pattern: one segment, or several for GitHub's `x-multi-segment` ones (a file path)."""
+    return f"(?P<{match[1]}>.+)" if match[1] in multi else f"(?P<{match[1]}>[^/]+)"
 
 
 def _resolve(node: dict[str, Any]) -> dict[str, Any]:
@@ -123,9 +127,7 @@ def _documented_only(node: Any, close: bool, here: bool = True) -> Any:
     for key, value in node.items():
         if key == "properties":
             out[key] = {name: _documented_only(v, close) for name, v in value.items()}
-        elif key == "required" and isinstance(value, list):
-            continue
-        elif key == "discriminator":  # the contents API's maps "array" to a list, which no property can name
+        elif (key == "required" and isinstance(value, list)) or key == "discriminator":
             continue
         elif key == "allOf":  # each part documents only some properties of the whole, so no part is closed
             out[key] = [_documented_only(_resolve(v), close, here=False) for v in value]

@@ -1,7 +1,8 @@
 """The two GraphQL operations a review bot needs: list a pull request's review threads, resolve one.
 
-Each document is checked against GitHub's published schema (github_contract); the operation is recognised by its root field, and arguments come from
-`variables` (what real clients send). Answers have GitHub's shape, errors included (HTTP 200 + `errors`).
+Each document is checked against GitHub's published schema (github_contract); the operation is recognised
+by its root field, and arguments come from `variables` (what real clients send). Answers have GitHub's shape,
+errors included (HTTP 200 + `errors`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def _threads(state: GitHubState, pr: PullRequest) -> list[dict[str, Any]]:
                              "line": None if outdated else comment.get("line"), "comments": {"nodes": []}}
         threads[root]["comments"]["nodes"].append(
             # BigInt: a string, since ids outgrew 32 bits (the deprecated Int `databaseId` cannot carry them).
-            {"fullDatabaseId": str(comment["id"]), "author": {"login": comment["user"]["login"]}, "body": comment["body"]})
+            {"fullDatabaseId": str(comment["id"]), "author": {"login": comment["user"]["login"]},
+             "body": comment["body"]})
     return list(threads.values())
 
 
