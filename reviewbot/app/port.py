@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import logging
 import urllib.parse
 from dataclasses import dataclass
@@ -22,6 +20,8 @@ from reviewbot.errors import GitHubError, GitHubRetryable, PermanentError
 __all__ = ["DIFF_MEDIA_TYPE", "GitHubPort", "PullInfo", "new_github"]
 log = logging.getLogger(__name__)
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
+# The contents API serves files of 1-100 MB only as raw (the default JSON has `"content": ""` for them).
+RAW_MEDIA_TYPE = "application/vnd.github.raw+json"
 MAX_LISTED = 3000  # GitHub lists at most 3,000 files of a pull request
 
 
@@ -87,23 +87,20 @@ class GitHubPort:
         return str(data.get("data") or "") if isinstance(data, dict) else ""
 
     async def get_file(self, repo: str, path: str, ref: str) -> str | None:
-        """A file's text at `ref`; None when it does not exist there, is binary or is over 1 MB."""
+        """A file's text at `ref`; None when it does not exist there, is binary or is over GitHub's 100 MB."""
         url = f"/repos/{_q(repo)}/contents/{urllib.parse.quote(path)}"
         try:
-            data = await self._get(f"GET {path}@{ref[:12] or 'default'}", url, params={"ref": ref} if ref else None)
+            _, text = await self._http.request("GET", url, what=f"GET {path}@{ref[:12] or 'default'}",
+                                               params={"ref": ref} if ref else None,
+                                               headers={"Accept": RAW_MEDIA_TYPE}, raw=True)
         except GitHubError as exc:
-            if exc.status == 404:
+            # 403 "too large" is GitHub's answer for a file over 100 MB, which no media type serves.
+            if exc.status == 404 or (exc.status == 403 and "too large" in str(exc).lower()):
                 return None
             raise
-        if not isinstance(data, dict) or data.get("encoding") != "base64":
-            return None  # a directory, or "encoding": "none" for files over 1 MB
-        try:
-            raw = base64.b64decode(str(data.get("content") or ""))
-        except binascii.Error:
+        if not isinstance(text, str) or "\0" in text[:8000]:
             return None
-        if b"\0" in raw[:8000]:
-            return None
-        return raw.decode("utf-8", errors="replace")
+        return text
 
     async def list_tree(self, repo: str, ref: str) -> list[str]:
         """Paths of every file at `ref` (GitHub truncates trees over 100,000 entries; a warning says so)."""

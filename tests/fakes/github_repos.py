@@ -185,6 +185,10 @@ def get_contents(state: GitHubState, call: Call) -> Reply:
     sha = state.resolve_ref(call.repo, call.query.get("ref"))
     files = state.commits.get((call.repo, sha), {}) if sha else {}
     if path in files:
+        if len(files[path].encode()) > state.max_contents_bytes:  # no media type serves these
+            raise ApiError(403, "This API returns blobs up to 1 MB in size. The requested blob is too large to fetch"
+                                " via the API, but you can use the Git Data API to request blobs up to 100 MB in size.",
+                           errors=[{"resource": "Blob", "field": "data", "code": "too_large"}])
         if call.accepts(*_RAW_MEDIA):
             return Reply(text=files[path].encode(), media_type=_TEXT_MEDIA)
         return Reply(json=_content_entry(state, call.repo, sha or "", path, files[path]))

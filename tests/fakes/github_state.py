@@ -166,6 +166,7 @@ class GitHubState:
             self.violations: list[str] = []
             self.rate_windows: dict[str, RateWindow] = {}
             self.rate_limit = 5000
+            self.max_contents_bytes = 100 * 1024 * 1024  # the contents API serves no file above (tests lower it)
             # The App's webhook deliveries (newest last), redelivery requests and manifest codes.
             self.deliveries: list[dict[str, Any]] = []
             self.redelivered: list[int] = []

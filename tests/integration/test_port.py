@@ -61,3 +61,22 @@ async def test_errors_are_translated_to_retryable_and_permanent(port: GitHubPort
     with pytest.raises(GitHubError) as missing:
         await port.get_pull(REPO, 404)
     assert missing.value.status == 404
+
+
+async def test_files_of_one_to_a_hundred_megabytes_are_read_raw_and_larger_ones_are_skipped(
+        port: GitHubPort, fake_github: FakeGitHub) -> None:
+    # Over 1 MB GitHub's default JSON answer has `"content": ""` (encoding "none"): only the raw media type
+    # serves such a file. Over 100 MB nothing does (403 too_large); the fake's limit is lowered to 3 MB here.
+    big = "".join(f"row {i}: {'x' * 90}\n" for i in range(15_000))  # about 1.5 MB
+    huge = big * 3  # about 4.5 MB
+    manifest = '{"name": "widgets", "version": "1.0.0"}\n'  # raw JSON stays text, never parsed
+    fake_github.max_contents_bytes = 3 * 1024 * 1024
+    pull = fake_github.add_pull(REPO, 9, base_files={}, head_files={"big.txt": big, "huge.txt": huge,
+                                                                    "package.json": manifest, "{x}.js": "{ a }\n"})
+    head = pull["head"]["sha"]
+    assert await port.get_file(REPO, "big.txt", head) == big
+    assert await port.get_file(REPO, "package.json", head) == manifest
+    assert await port.get_file(REPO, "{x}.js", head) == "{ a }\n"
+    assert await port.get_file(REPO, "huge.txt", head) is None
+    assert [c.headers.get("accept") for c in fake_github.requests if "/contents/" in c.path] == [
+        "application/vnd.github.raw+json"] * 4
