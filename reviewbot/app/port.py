@@ -206,7 +206,8 @@ class GitHubPort:
                          idempotent=True)
 
     async def permission(self, repo: str, user: str) -> str:
-        """The user's permission on the repository: admin, maintain, write, triage, read or none."""
+        """The user's base permission on the repository: admin, write, read or none (maintain counts as write,
+        triage as read). Not `role_name`, which may name an organisation's custom role."""
         try:
             data = await self._get(f"GET permission {user}",
                                    f"/repos/{_q(repo)}/collaborators/{_q1(user)}/permission")
@@ -214,7 +215,7 @@ class GitHubPort:
             if exc.status == 404:
                 return "none"
             raise
-        return str(data.get("role_name") or data.get("permission") or "none")
+        return str(data.get("permission") or "none")
 
     async def review_threads(self, repo: str, number: int) -> list[ReviewThread]:
         """Every review thread of the PR with its resolved/outdated state (GraphQL)."""

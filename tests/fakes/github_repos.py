@@ -245,8 +245,10 @@ def get_commit(state: GitHubState, call: Call) -> Reply:
 def get_permission(state: GitHubState, call: Call) -> Reply:
     login = call.params["user"]
     role = state.permissions.get(login, "read")
+    # `role_name` may be an organisation's custom role; `permission` is always the base level it grants.
+    base = state.custom_roles.get(role, role)
     return Reply(
-        json={"permission": _CLASSIC_PERMISSION.get(role, "none"), "role_name": role, "user": state.user(login)}
+        json={"permission": _CLASSIC_PERMISSION.get(base, "none"), "role_name": role, "user": state.user(login)}
     )
 
 

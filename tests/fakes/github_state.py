@@ -149,6 +149,7 @@ class GitHubState:
             self.personal_tokens: set[str] = set()
             self.personal_login = "octocat"
             self.permissions: dict[str, str] = {}
+            self.custom_roles: dict[str, str] = {}  # an organisation's custom repository role -> its base role
             self.pulls: dict[tuple[str, int], PullRequest] = {}
             # (repo, sha) -> files of that commit, served by the contents endpoint.
             self.commits: dict[tuple[str, str], dict[str, str]] = {}

@@ -16,7 +16,7 @@ from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes import github_contract
 from tests.fakes.github import FakeGitHub
-from tests.helpers import deliver, open_pull, payload, run_worker_until_idle
+from tests.helpers import comment, deliver, open_pull, payload, run_worker_until_idle
 from tests.integration.test_webhooks import queued
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "fixtures" / "webhooks" / "published"
@@ -100,3 +100,17 @@ def test_a_reply_that_breaks_githubs_description_is_a_violation() -> None:
     assert github_contract.check_response("GET", f"/repos/{REPO}/pulls/7", 200, "application/json",
                                           {"number": "7"}) == [
         "GET /repos/{owner}/{repo}/pulls/{pull_number} → 200: response number: '7' is not of type 'integer'"]
+
+
+async def test_a_custom_role_counts_for_the_write_access_it_grants(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub) -> None:
+    # An organisation's custom roles show up as `role_name`; `permission` is the base role they build on.
+    fake_github.custom_roles.update({"security-reviewer": "write", "auditor": "read"})
+    fake_github.permissions.update({"sam": "security-reviewer", "ada": "auditor"})
+    pull = open_pull(fake_github)
+    for login in ("ada", "sam"):
+        deliver(web, "issue_comment", comment(fake_github, pull, "@reviewbot-test review", login=login,
+                                              association="CONTRIBUTOR"))
+        await run_worker_until_idle(settings, redis_url)
+    assert len(fake_github.reviews[(REPO, 7)]) == 1  # sam's; ada was told she needs write access
+    assert [c["body"] for c in fake_github.issue_comments[(REPO, 7)] if "write access" in c["body"]]
