@@ -13,7 +13,7 @@ import requests
 
 from reviewbot.app.credentials import Credentials, TokenCredentials
 from reviewbot.app.limits import RateLimits
-from reviewbot.app.requester import Requester, RetryPolicy, new_github
+from reviewbot.app.requester import Requester, RetryPolicy, new_github, next_link
 from reviewbot.app.threads import ReviewThread, resolve_thread, review_threads
 from reviewbot.errors import GitHubError, GitHubRetryable, PermanentError
 
@@ -23,6 +23,7 @@ DIFF_MEDIA_TYPE = "application/vnd.github.diff"
 # The contents API serves files of 1-100 MB only as raw (the default JSON has `"content": ""` for them).
 RAW_MEDIA_TYPE = "application/vnd.github.raw+json"
 MAX_LISTED = 3000  # GitHub lists at most 3,000 files of a pull request
+MAX_CHECK_RUN_PAGES = 10  # GitHub keeps at most 1,000 runs of one name in a check suite
 
 
 @dataclass(frozen=True)
@@ -143,12 +144,18 @@ class GitHubPort:
 
     async def open_check_run(self, repo: str, head_sha: str, name: str, external_id: str) -> int | None:
         """The newest check run of this name and external id on the commit that has not completed, if any."""
-        data = await self._get(f"GET check runs {head_sha[:12]}",
-                               f"/repos/{_q(repo)}/commits/{_q1(head_sha)}/check-runs",
-                               params={"check_name": name, "filter": "all"})
-        runs = data.get("check_runs") if isinstance(data, dict) else None
-        return next((int(r["id"]) for r in runs or [] if isinstance(r, dict) and r.get("status") != "completed"
-                     and r.get("external_id") == external_id and isinstance(r.get("id"), int)), None)
+        url: str | None = f"/repos/{_q(repo)}/commits/{_q1(head_sha)}/check-runs"
+        params: dict[str, Any] | None = {"check_name": name, "filter": "all", "per_page": 100}
+        for _ in range(MAX_CHECK_RUN_PAGES):  # newest first; every page, not just GitHub's default first 30
+            headers, data = await self._http.request("GET", url, what=f"GET check runs {head_sha[:12]}",
+                                                     params=params)
+            runs = data.get("check_runs") if isinstance(data, dict) else None
+            found = next((int(r["id"]) for r in runs or [] if isinstance(r, dict) and r.get("status") != "completed"
+                          and r.get("external_id") == external_id and isinstance(r.get("id"), int)), None)
+            url, params = next_link(headers.get("link", "")), None
+            if found is not None or url is None:
+                return found
+        return None
 
     async def update_check_run(self, repo: str, check_run_id: int, body: dict[str, Any]) -> None:
         await self._send("PATCH", f"PATCH check run {check_run_id}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from reviewbot.app.auth import InstallationTokens
@@ -80,3 +81,22 @@ async def test_files_of_one_to_a_hundred_megabytes_are_read_raw_and_larger_ones_
     assert await port.get_file(REPO, "huge.txt", head) is None
     assert [c.headers.get("accept") for c in fake_github.requests if "/contents/" in c.path] == [
         "application/vnd.github.raw+json"] * 4
+
+
+async def test_an_open_check_run_is_found_beyond_the_first_page(port: GitHubPort, fake_github: FakeGitHub,
+                                                                 settings: Settings) -> None:
+    pull = open_pull(fake_github)
+    head = pull["head"]["sha"]
+    wanted = await port.create_check_run(REPO, {"name": "reviewbot", "head_sha": head, "external_id": "7"})
+    assert settings.github_app_id and settings.github_private_key
+    token = await InstallationTokens(settings.github_app_id, settings.github_private_key,
+                                     settings.github_api_url).get(INSTALLATION)
+    # The newer runs are set up directly, since the port spaces its writes a second apart.
+    with httpx.Client(base_url=fake_github.base_url, headers={"Authorization": f"token {token}"}) as setup:
+        for i in range(120):  # newer runs of the same name (other pull requests at this commit), all finished
+            created = setup.post(f"/repos/{REPO}/check-runs", json={
+                "name": "reviewbot", "head_sha": head, "status": "completed", "conclusion": "success",
+                "external_id": str(100 + i)})
+            assert created.status_code == 201
+    assert await port.open_check_run(REPO, head, "reviewbot", "7") == wanted
+    assert await port.open_check_run(REPO, head, "reviewbot", "8") is None
