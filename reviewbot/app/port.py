@@ -146,15 +146,16 @@ class GitHubPort:
         """The newest check run of this name and external id on the commit that has not completed, if any."""
         url: str | None = f"/repos/{_q(repo)}/commits/{_q1(head_sha)}/check-runs"
         params: dict[str, Any] | None = {"check_name": name, "filter": "all", "per_page": 100}
-        for _ in range(MAX_CHECK_RUN_PAGES):  # newest first; every page, not just GitHub's default first 30
+        pages = 0
+        while url is not None and pages < MAX_CHECK_RUN_PAGES:  # every page, not just GitHub's default first 30
             headers, data = await self._http.request("GET", url, what=f"GET check runs {head_sha[:12]}",
                                                      params=params)
             runs = data.get("check_runs") if isinstance(data, dict) else None
             found = next((int(r["id"]) for r in runs or [] if isinstance(r, dict) and r.get("status") != "completed"
                           and r.get("external_id") == external_id and isinstance(r.get("id"), int)), None)
-            url, params = next_link(headers.get("link", "")), None
-            if found is not None or url is None:
+            if found is not None:
                 return found
+            url, params, pages = next_link(headers.get("link", "")), None, pages + 1
         return None
 
     async def update_check_run(self, repo: str, check_run_id: int, body: dict[str, Any]) -> None:

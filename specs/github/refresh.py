@@ -36,7 +36,7 @@ OPERATIONS: list[tuple[str, str]] = [
     ("get", "/app"), ("get", "/app/installations"), ("get", "/app/installations/{installation_id}"),
     ("post", "/app/installations/{installation_id}/access_tokens"), ("get", f"{_R}/installation"),
     ("get", "/app/hook/deliveries"), ("post", "/app/hook/deliveries/{delivery_id}/attempts"),
-    ("post", "/app-manifests/{code}/conversions"),
+    ("post", "/app-manifests/{code}/conversions"), ("patch", "/app/hook/config"),
     ("get", _R), ("get", f"{_R}/git/trees/{{tree_sha}}"), ("get", f"{_R}/contents/{{path}}"),
     ("get", f"{_R}/tarball/{{ref}}"), ("get", f"{_R}/commits/{{ref}}"), ("get", f"{_R}/compare/{{basehead}}"),
     ("get", f"{_R}/collaborators/{{username}}/permission"),

@@ -58,6 +58,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", "/app/hook/deliveries", "jwt", github_apps.list_deliveries),
     ("POST", "/app/hook/deliveries/{delivery_id}/attempts", "jwt", github_apps.redeliver),
     ("POST", "/app-manifests/{code}/conversions", "none", github_apps.convert_manifest),
+    ("PATCH", "/app/hook/config", "jwt", github_apps.update_hook_config),
     ("POST", "/graphql", "token", github_graphql.graphql),
     ("GET", f"{_REPO}/git/trees/{{ref:path}}", "token", github_repos.get_tree),
     ("GET", _REPO, "token", github_repos.get_repo),

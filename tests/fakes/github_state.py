@@ -173,6 +173,9 @@ class GitHubState:
             self.redelivered: list[int] = []
             self.redelivery_status: tuple[int, str] = (202, "OK")
             self.manifest_codes: dict[str, bytes] = {}
+            self.manifest_secret_missing = False  # the conversion answers `"webhook_secret": null`
+            self.hook_config: dict[str, Any] = {"content_type": "json", "insecure_ssl": "0",
+                                                "url": "https://reviewbot.example.com/webhooks/github"}
             self.resolved_threads: set[str] = set()
 
     def next_id(self) -> int:
