@@ -26,6 +26,7 @@ from reviewbot.review.publish.markdown import (
 from reviewbot.review.publish.suggestions import applies
 
 ANNOTATION_LEVEL = {"critical": "failure", "major": "warning", "minor": "notice", "nit": "notice"}
+MAX_ANNOTATION_BYTES = 64_000  # GitHub: "The maximum size is 64 KB", in bytes; under either reading of KB
 REVIEW_MARKER = "<!-- reviewbot:review {} -->"
 
 
@@ -113,7 +114,13 @@ def _annotation(anchored: Anchored) -> dict[str, Any]:
     f = anchored.finding
     return {"path": f.path, "start_line": anchored.start_line or anchored.line, "end_line": anchored.line,
             "annotation_level": ANNOTATION_LEVEL[f.severity], "title": neutralize(f.title)[:255],
-            "message": neutralize(f.body)[:60_000] or neutralize(f.title)}
+            "message": clip_utf8(neutralize(f.body), MAX_ANNOTATION_BYTES) or neutralize(f.title)}
+
+
+def clip_utf8(text: str, max_bytes: int) -> str:
+    """At most `max_bytes` of UTF-8, cut on a character boundary (GitHub counts an annotation in bytes)."""
+    data = text.encode()
+    return text if len(data) <= max_bytes else data[:max_bytes].decode(errors="ignore")
 
 
 def without_inline(payload: dict[str, Any], reason: str) -> dict[str, Any]:
