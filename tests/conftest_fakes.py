@@ -68,3 +68,7 @@ def _reset_fakes(request: pytest.FixtureRequest) -> Iterator[None]:
     # Contract: whatever the test asserted, a request outside the model's published schema fails it.
     if model is not None and model.violations:
         pytest.fail("the fake model saw breaches of the pinned Workers AI schema:\n" + "\n".join(model.violations))
+    if "fake_github" in request.fixturenames:
+        # Anything the bot sent, or the fake answered, that GitHub's published description does not allow.
+        violations = request.getfixturevalue("fake_github").take_violations()
+        assert not violations, "GitHub contract violations:\n" + "\n".join(dict.fromkeys(violations))

@@ -3,6 +3,9 @@ unauthenticated manifest conversion that creates the App."""
 
 from __future__ import annotations
 
+import dataclasses
+import logging
+import secrets
 import urllib.parse
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -10,8 +13,10 @@ from typing import Any
 
 from reviewbot.app.credentials import Anonymous, AppCredentials
 from reviewbot.app.requester import Requester, RetryPolicy
-from reviewbot.errors import GitHubError
+from reviewbot.errors import GitHubError, GitHubRetryable
 from reviewbot.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,10 @@ class AppApi:
         """Pages of webhook delivery attempts, newest first (GitHub keeps them for a few days)."""
         return self._http.pages("/app/hook/deliveries", what="GET webhook deliveries")
 
+    async def set_webhook_secret(self, secret: str) -> None:
+        """`PATCH /app/hook/config`: the secret GitHub signs each delivery with."""
+        await self._http.request("PATCH", "/app/hook/config", what="set the webhook secret", body={"secret": secret})
+
     async def redeliver(self, delivery_id: int) -> None:
         await self._http.request("POST", f"/app/hook/deliveries/{int(delivery_id)}/attempts",
                                  what=f"redeliver {delivery_id}")
@@ -80,9 +89,24 @@ async def convert_manifest(api_url: str, code: str) -> CreatedApp:
         requester.close()
     try:
         owner = data.get("owner") or {}
-        return CreatedApp(id=int(data["id"]), slug=str(data["slug"]), name=str(data.get("name") or data["slug"]),
-                          html_url=str(data["html_url"]), client_id=str(data.get("client_id") or ""),
-                          owner=str(owner.get("login") or ""), webhook_secret=str(data["webhook_secret"]),
-                          pem=str(data["pem"]))
+        app = CreatedApp(id=int(data["id"]), slug=str(data["slug"]), name=str(data.get("name") or data["slug"]),
+                         html_url=str(data["html_url"]), client_id=str(data.get("client_id") or ""),
+                         owner=str(owner.get("login") or ""), webhook_secret=str(data.get("webhook_secret") or ""),
+                         pem=str(data["pem"]))
     except (KeyError, TypeError, ValueError, AttributeError):
-        raise GitHubError("convert the App manifest: GitHub's answer lacks the App's id, key or secret") from None
+        raise GitHubError("convert the App manifest: GitHub's answer lacks the App's id or key") from None
+    if app.webhook_secret:
+        return app
+    # GitHub documents `webhook_secret` as nullable; without one no delivery could be verified, so the new App
+    # gets one of ours. If that fails the App is still kept (its key cannot be fetched again); the operator is told.
+    secret = secrets.token_hex(32)
+    api = AppApi(api_url, str(app.id), app.pem)
+    try:
+        await api.set_webhook_secret(secret)
+    except (GitHubError, GitHubRetryable) as exc:
+        log.warning("GitHub created the App without a webhook secret and setting one failed: set it in the App's"
+                    " settings and as GITHUB_WEBHOOK_SECRET", extra={"error": str(exc)})
+        return app
+    finally:
+        api.close()
+    return dataclasses.replace(app, webhook_secret=secret)

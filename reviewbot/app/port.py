@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import logging
 import urllib.parse
 from dataclasses import dataclass
@@ -16,14 +14,17 @@ import requests
 from reviewbot.app.attachments import download_attachment
 from reviewbot.app.credentials import Credentials, TokenCredentials
 from reviewbot.app.limits import RateLimits
-from reviewbot.app.requester import Requester, RetryPolicy, new_github
+from reviewbot.app.requester import Requester, RetryPolicy, new_github, next_link
 from reviewbot.app.threads import ReviewThread, resolve_thread, review_threads
 from reviewbot.errors import GitHubError, GitHubRetryable, PermanentError
 
 __all__ = ["DIFF_MEDIA_TYPE", "GitHubPort", "PullInfo", "new_github"]
 log = logging.getLogger(__name__)
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
+# The contents API serves files of 1-100 MB only as raw (the default JSON has `"content": ""` for them).
+RAW_MEDIA_TYPE = "application/vnd.github.raw+json"
 MAX_LISTED = 3000  # GitHub lists at most 3,000 files of a pull request
+MAX_CHECK_RUN_PAGES = 10  # GitHub keeps at most 1,000 runs of one name in a check suite
 
 
 @dataclass(frozen=True)
@@ -88,23 +89,20 @@ class GitHubPort:
         return str(data.get("data") or "") if isinstance(data, dict) else ""
 
     async def get_file(self, repo: str, path: str, ref: str) -> str | None:
-        """A file's text at `ref`; None when it does not exist there, is binary or is over 1 MB."""
+        """A file's text at `ref`; None when it does not exist there, is binary or is over GitHub's 100 MB."""
         url = f"/repos/{_q(repo)}/contents/{urllib.parse.quote(path)}"
         try:
-            data = await self._get(f"GET {path}@{ref[:12] or 'default'}", url, params={"ref": ref} if ref else None)
+            _, text = await self._http.request("GET", url, what=f"GET {path}@{ref[:12] or 'default'}",
+                                               params={"ref": ref} if ref else None,
+                                               headers={"Accept": RAW_MEDIA_TYPE}, raw=True)
         except GitHubError as exc:
-            if exc.status == 404:
+            # 403 "too large" is GitHub's answer for a file over 100 MB, which no media type serves.
+            if exc.status == 404 or (exc.status == 403 and "too large" in str(exc).lower()):
                 return None
             raise
-        if not isinstance(data, dict) or data.get("encoding") != "base64":
-            return None  # a directory, or "encoding": "none" for files over 1 MB
-        try:
-            raw = base64.b64decode(str(data.get("content") or ""))
-        except binascii.Error:
+        if not isinstance(text, str) or "\0" in text[:8000]:
             return None
-        if b"\0" in raw[:8000]:
-            return None
-        return raw.decode("utf-8", errors="replace")
+        return text
 
     async def list_tree(self, repo: str, ref: str) -> list[str]:
         """Paths of every file at `ref` (GitHub truncates trees over 100,000 entries; a warning says so)."""
@@ -151,12 +149,19 @@ class GitHubPort:
 
     async def open_check_run(self, repo: str, head_sha: str, name: str, external_id: str) -> int | None:
         """The newest check run of this name and external id on the commit that has not completed, if any."""
-        data = await self._get(f"GET check runs {head_sha[:12]}",
-                               f"/repos/{_q(repo)}/commits/{_q1(head_sha)}/check-runs",
-                               params={"check_name": name, "filter": "all"})
-        runs = data.get("check_runs") if isinstance(data, dict) else None
-        return next((int(r["id"]) for r in runs or [] if isinstance(r, dict) and r.get("status") != "completed"
-                     and r.get("external_id") == external_id and isinstance(r.get("id"), int)), None)
+        url: str | None = f"/repos/{_q(repo)}/commits/{_q1(head_sha)}/check-runs"
+        params: dict[str, Any] | None = {"check_name": name, "filter": "all", "per_page": 100}
+        pages = 0
+        while url is not None and pages < MAX_CHECK_RUN_PAGES:  # every page, not just GitHub's default first 30
+            headers, data = await self._http.request("GET", url, what=f"GET check runs {head_sha[:12]}",
+                                                     params=params)
+            runs = data.get("check_runs") if isinstance(data, dict) else None
+            found = next((int(r["id"]) for r in runs or [] if isinstance(r, dict) and r.get("status") != "completed"
+                          and r.get("external_id") == external_id and isinstance(r.get("id"), int)), None)
+            if found is not None:
+                return found
+            url, params, pages = next_link(headers.get("link", "")), None, pages + 1
+        return None
 
     async def update_check_run(self, repo: str, check_run_id: int, body: dict[str, Any]) -> None:
         await self._send("PATCH", f"PATCH check run {check_run_id}",
@@ -214,7 +219,8 @@ class GitHubPort:
                          idempotent=True)
 
     async def permission(self, repo: str, user: str) -> str:
-        """The user's permission on the repository: admin, maintain, write, triage, read or none."""
+        """The user's base permission on the repository: admin, write, read or none (maintain counts as write,
+        triage as read). Not `role_name`, which may name an organisation's custom role."""
         try:
             data = await self._get(f"GET permission {user}",
                                    f"/repos/{_q(repo)}/collaborators/{_q1(user)}/permission")
@@ -222,7 +228,7 @@ class GitHubPort:
             if exc.status == 404:
                 return "none"
             raise
-        return str(data.get("role_name") or data.get("permission") or "none")
+        return str(data.get("permission") or "none")
 
     async def review_threads(self, repo: str, number: int) -> list[ReviewThread]:
         """Every review thread of the PR with its resolved/outdated state (GraphQL)."""

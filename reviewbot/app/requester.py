@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import json
 import logging
 import random
 import urllib.parse
@@ -82,8 +84,10 @@ class Requester:
 
     async def request(self, verb: str, url: str, *, what: str, body: Any = None, headers: dict[str, str] | None = None,
                       params: dict[str, Any] | None = None, write: bool | None = None,
-                      idempotent: bool | None = None, recover: Recover | None = None) -> tuple[Headers, Any]:
-        """Send one request; `recover`, for a POST, looks for what an ambiguous failure may have created."""
+                      idempotent: bool | None = None, recover: Recover | None = None,
+                      raw: bool = False) -> tuple[Headers, Any]:
+        """Send one request; `recover`, for a POST, looks for what an ambiguous failure may have created;
+        with `raw`, a successful answer's body comes back as text, never parsed."""
         write = verb in WRITE_VERBS if write is None else write
         idempotent = verb in IDEMPOTENT_VERBS if idempotent is None else idempotent
         refreshed, attempt = False, 0
@@ -91,7 +95,7 @@ class Requester:
             attempt += 1
             gh = await self._client()
             try:
-                return await self._once(gh, verb, url, what, write, body, headers, params)
+                return await self._once(gh, verb, url, what, write, body, headers, params, raw)
             except GithubException as exc:
                 if exc.status == 401 and self.credentials.refreshable and not refreshed:
                     refreshed, attempt = True, attempt - 1  # a stale token is not a failed try
@@ -109,14 +113,16 @@ class Requester:
                 return {}, found
 
     async def _once(self, gh: Github, verb: str, url: str, what: str, write: bool, body: Any,
-                    headers: dict[str, str] | None, params: dict[str, Any] | None) -> tuple[Headers, Any]:
+                    headers: dict[str, str] | None, params: dict[str, Any] | None,
+                    raw: bool = False) -> tuple[Headers, Any]:
         key = self.credentials.key
         await self.limits.check_quota(key, what)
         slot = self.limits.write_slot(key) if write else contextlib.nullcontext()
         async with slot:
             try:
+                send = functools.partial(_raw_and_check, gh.requester) if raw else gh.requester.requestJsonAndCheck
                 answer: tuple[Headers, Any] = await asyncio.to_thread(
-                    gh.requester.requestJsonAndCheck, verb, url, parameters=params, headers=headers, input=body)
+                    send, verb, url, parameters=params, headers=headers, input=body)
             except GithubException as exc:
                 self.limits.observe(key, exc.headers)
                 raise
@@ -156,6 +162,19 @@ class Requester:
             raise GitHubError(f"{what}: {message}", status={"NOT_FOUND": 404, "FORBIDDEN": 403}.get(kind, 422))
         result = data.get("data") if isinstance(data, dict) else None
         return result if isinstance(result, dict) else {}
+
+
+def _raw_and_check(requester: PyRequester, verb: str, url: str, **kw: Any) -> tuple[Headers, str]:
+    """requestJsonAndCheck without parsing a successful body: PyGithub would turn a raw file that happens to be
+    JSON into a dict, and refuse one that starts with `{` but is not JSON."""
+    status, headers, output = requester.requestJson(verb, url, **kw)
+    if status >= 400:
+        try:
+            data: Any = json.loads(output) if output else None
+        except ValueError:
+            data = {"data": output}
+        raise requester.createException(status, headers, data)
+    return headers, output
 
 
 def next_link(header: str) -> str | None:

@@ -15,7 +15,7 @@ query($owner: String!, $name: String!, $number: Int!, $after: String) {
       reviewThreads(first: 100, after: $after) {
         nodes {
           id isResolved isOutdated path line
-          comments(first: 100) { nodes { databaseId author { login } body } }
+          comments(first: 100) { nodes { fullDatabaseId author { login } body } }
         }
         pageInfo { hasNextPage endCursor }
       }
@@ -75,6 +75,14 @@ def _thread(node: dict[str, Any]) -> ReviewThread:
         id=str(node.get("id") or ""), is_resolved=bool(node.get("isResolved")),
         is_outdated=bool(node.get("isOutdated")), path=str(node.get("path") or ""),
         line=int(line) if isinstance(line, int) else None,
-        comments=[ThreadComment(database_id=int(c.get("databaseId") or 0),
+        comments=[ThreadComment(database_id=_big_int(c.get("fullDatabaseId")),
                                 author=str((c.get("author") or {}).get("login") or ""), body=str(c.get("body") or ""))
                   for c in comments if isinstance(c, dict)])
+
+
+def _big_int(value: Any) -> int:
+    """GraphQL's BigInt arrives as a string: comment ids outgrew the 32 bits of the deprecated `databaseId`."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0

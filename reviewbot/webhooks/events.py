@@ -35,7 +35,7 @@ class Rerun:
     installation_id: int
     repo: str
     head_sha: str
-    numbers: tuple[int, ...]  # empty for fork PRs: the worker finds them by SHA
+    numbers: tuple[int, ...]  # empty when GitHub names no pull request (a check suite of a fork's PR)
     full: bool
 
 
@@ -124,7 +124,8 @@ def _check_run(payload: dict[str, Any]) -> Decision:
     elif action != "rerequested":
         return Ignored(f"check_run action {action!r} is not handled")
     return Rerun(installation_id=_installation(payload), repo=_repo(payload),
-                 head_sha=_field(run, "head_sha", str), numbers=_numbers(run), full=action == "requested_action")
+                 head_sha=_field(run, "head_sha", str), numbers=_numbers(run) or _external_number(run),
+                 full=action == "requested_action")
 
 
 def _check_suite(payload: dict[str, Any]) -> Decision:
@@ -140,6 +141,15 @@ def _numbers(obj: dict[str, Any]) -> tuple[int, ...]:
     if not isinstance(prs, list):  # found by fuzzing: a number here made the endpoint answer 500
         return ()
     return tuple(int(p["number"]) for p in prs if isinstance(p, dict) and isinstance(p.get("number"), int))
+
+
+def _external_number(run: dict[str, Any]) -> tuple[int, ...]:
+    """The pull request number our check runs carry as `external_id`: GitHub leaves `pull_requests` empty for
+    a pull request from a fork, and rerequest events only reach the App that created the run."""
+    external = run.get("external_id")
+    if isinstance(external, str) and external.isascii() and external.isdigit() and 0 < int(external) < 2**31:
+        return (int(external),)
+    return ()
 
 
 def _repo(payload: dict[str, Any]) -> str:

@@ -27,6 +27,7 @@ from tests.fakes import (
     github_apps,
     github_auth,
     github_checks,
+    github_contract,
     github_graphql,
     github_issues,
     github_repos,
@@ -59,6 +60,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", "/app/hook/deliveries", "jwt", github_apps.list_deliveries),
     ("POST", "/app/hook/deliveries/{delivery_id}/attempts", "jwt", github_apps.redeliver),
     ("POST", "/app-manifests/{code}/conversions", "none", github_apps.convert_manifest),
+    ("PATCH", "/app/hook/config", "jwt", github_apps.update_hook_config),
     ("POST", "/graphql", "token", github_graphql.graphql),
     ("GET", f"{_REPO}/git/trees/{{ref:path}}", "token", github_repos.get_tree),
     ("GET", _REPO, "token", github_repos.get_repo),
@@ -238,6 +240,12 @@ class FakeGitHub(GitHubState):
         with self.lock:
             self.manifest_codes[code] = private_key_pem
 
+    def take_violations(self) -> list[str]:
+        """The contract violations seen so far, forgotten once taken (for tests that break the contract on purpose)."""
+        with self.lock:
+            found, self.violations = self.violations, []
+            return found
+
     def timed_requests(self, method: str = "*", path_regex: str = ".*") -> list[tuple[float, RecordedCall]]:
         """(arrival time, request) of the recorded requests that match."""
         pattern = re.compile(path_regex)
@@ -340,6 +348,9 @@ class FakeGitHub(GitHubState):
     def _dispatch(self, request: Request, raw: bytes, auth: AuthKind, handler: Handler | None) -> Response:
         method, path = request.method, request.url.path
         self.requests.append(RecordedCall(method, path, dict(request.query_params), _redacted_headers(request)))
+        self.violations += github_contract.check_request(
+            method, path, dict(request.query_params), dict(request.headers), self._parse_contract_body(raw),
+            bool(raw.strip()))
         self.request_times.append(time.time())
         identity = Identity(kind="anonymous", rate_key="anonymous")
         auth_error: ApiError | None = None
@@ -375,6 +386,9 @@ class FakeGitHub(GitHubState):
             reply = Reply(error.status, error.body(), headers=error.headers)
         if fault is not None:
             return self._fault_response(fault, rate_headers)
+        if reply.text is None:
+            self.violations += github_contract.check_response(method, path, reply.status, reply.media_type,
+                                                              reply.json)
         return self._response(reply, rate_headers)
 
     def _fault_response(self, fault: Fault, rate_headers: dict[str, str]) -> Response:
@@ -383,6 +397,13 @@ class FakeGitHub(GitHubState):
         else:
             reply = Reply(fault.status, fault.body, headers=fault.headers)
         return self._response(reply, rate_headers)
+
+    @staticmethod
+    def _parse_contract_body(raw: bytes) -> Any:
+        try:
+            return json.loads(raw) if raw.strip() else None
+        except ValueError:
+            return raw.decode(errors="replace")
 
     @staticmethod
     def _parse_body(raw: bytes) -> Any:

@@ -87,6 +87,15 @@ def convert_manifest(state: GitHubState, call: Call) -> Reply:
         "events": ["pull_request", "issue_comment"],
         "client_id": state.client_id,
         "client_secret": "fake-client-secret-" + secrets.token_hex(8),
-        "webhook_secret": "fake-webhook-secret-" + secrets.token_hex(8),
+        # GitHub documents this as nullable: an App can come back without one (`manifest_secret_missing`).
+        "webhook_secret": None if state.manifest_secret_missing else "fake-webhook-secret-" + secrets.token_hex(8),
         "pem": pem.decode(),
     })
+
+
+def update_hook_config(state: GitHubState, call: Call) -> Reply:
+    """`PATCH /app/hook/config` (App JWT): the App's webhook address and secret; GitHub masks the secret."""
+    body = call.json_object()
+    state.hook_config.update({k: v for k, v in body.items() if k in ("url", "content_type", "secret", "insecure_ssl")})
+    shown = {**state.hook_config, **({"secret": "********"} if state.hook_config.get("secret") else {})}
+    return Reply(json=shown)

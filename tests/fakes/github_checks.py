@@ -10,6 +10,7 @@ from tests.fakes.github_core import WEB_URL, ApiError, Call, Reply, invalid, not
 from tests.fakes.github_state import GitHubState
 
 MAX_OUTPUT_CHARS = 65_535
+MAX_ANNOTATION_BYTES = 64 * 1024
 MAX_ANNOTATIONS_PER_REQUEST = 50
 MAX_ACTIONS = 3
 _STATUSES = ["queued", "in_progress", "completed"]
@@ -43,6 +44,11 @@ def _check_annotation(annotation: Any) -> None:
     for key in ("start_line", "end_line"):
         if not isinstance(annotation.get(key), int):
             raise invalid(f'"{key}" wasn\'t supplied.')
+    for key in ("message", "raw_details"):  # "The maximum size is 64 KB": bytes, not characters
+        value = annotation.get(key)
+        if isinstance(value, str) and len(value.encode()) > MAX_ANNOTATION_BYTES:
+            raise invalid(f"Only {MAX_ANNOTATION_BYTES} bytes are allowed for {key}; {len(value.encode())} were"
+                          " supplied.")
     _one_of("annotation_level", annotation.get("annotation_level"), _LEVELS)
     _required_str(annotation, "annotation_level")
     has_columns = "start_column" in annotation or "end_column" in annotation

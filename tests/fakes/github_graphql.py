@@ -1,13 +1,15 @@
 """The two GraphQL operations a review bot needs: list a pull request's review threads, resolve one.
 
-There is no GraphQL parser: the operation is recognised by its root field, and arguments come from
-`variables` (what real clients send). Answers have GitHub's shape, errors included (HTTP 200 + `errors`).
+Each document is checked against GitHub's published schema (github_contract); the operation is recognised
+by its root field, and arguments come from `variables` (what real clients send). Answers have GitHub's shape,
+errors included (HTTP 200 + `errors`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tests.fakes.github_contract import check_graphql
 from tests.fakes.github_core import ApiError, Call, Reply
 from tests.fakes.github_state import GitHubState, PullRequest
 
@@ -30,7 +32,9 @@ def _threads(state: GitHubState, pr: PullRequest) -> list[dict[str, Any]]:
                              "isOutdated": outdated, "path": comment["path"],
                              "line": None if outdated else comment.get("line"), "comments": {"nodes": []}}
         threads[root]["comments"]["nodes"].append(
-            {"databaseId": comment["id"], "author": {"login": comment["user"]["login"]}, "body": comment["body"]})
+            # BigInt: a string, since ids outgrew 32 bits (the deprecated Int `databaseId` cannot carry them).
+            {"fullDatabaseId": str(comment["id"]), "author": {"login": comment["user"]["login"]},
+             "body": comment["body"]})
     return list(threads.values())
 
 
@@ -86,6 +90,7 @@ def graphql(state: GitHubState, call: Call) -> Reply:
     query, variables = body.get("query"), body.get("variables") or {}
     if not isinstance(query, str) or not isinstance(variables, dict):
         raise ApiError(400, "Problems parsing JSON")
+    state.violations += check_graphql(query, variables)
     if "resolveReviewThread" in query:
         return _resolve(state, call, variables)
     if "reviewThreads" in query:

@@ -185,6 +185,10 @@ def get_contents(state: GitHubState, call: Call) -> Reply:
     sha = state.resolve_ref(call.repo, call.query.get("ref"))
     files = state.commits.get((call.repo, sha), {}) if sha else {}
     if path in files:
+        if len(files[path].encode()) > state.max_contents_bytes:  # no media type serves these
+            raise ApiError(403, "This API returns blobs up to 1 MB in size. The requested blob is too large to fetch"
+                                " via the API, but you can use the Git Data API to request blobs up to 100 MB in size.",
+                           errors=[{"resource": "Blob", "field": "data", "code": "too_large"}])
         if call.accepts(*_RAW_MEDIA):
             return Reply(text=files[path].encode(), media_type=_TEXT_MEDIA)
         return Reply(json=_content_entry(state, call.repo, sha or "", path, files[path]))
@@ -193,7 +197,9 @@ def get_contents(state: GitHubState, call: Call) -> Reply:
     children = sorted({prefix + p[len(prefix) :].split("/")[0] for p in files if p.startswith(prefix)})
     if not children:
         raise not_found()
-    entries = [_content_entry(state, call.repo, sha or "", child, files.get(child)) for child in children]
+    # A listing carries no file contents (GitHub's "Content Directory" items have no `encoding`).
+    entries = [{k: v for k, v in _content_entry(state, call.repo, sha or "", child, files.get(child)).items()
+                if k not in ("encoding", "content")} for child in children]
     return Reply(json=entries)
 
 
@@ -239,8 +245,10 @@ def get_commit(state: GitHubState, call: Call) -> Reply:
 def get_permission(state: GitHubState, call: Call) -> Reply:
     login = call.params["user"]
     role = state.permissions.get(login, "read")
+    # `role_name` may be an organisation's custom role; `permission` is always the base level it grants.
+    base = state.custom_roles.get(role, role)
     return Reply(
-        json={"permission": _CLASSIC_PERMISSION.get(role, "none"), "role_name": role, "user": state.user(login)}
+        json={"permission": _CLASSIC_PERMISSION.get(base, "none"), "role_name": role, "user": state.user(login)}
     )
 
 

@@ -128,7 +128,7 @@ def _comment_json(
         "original_line": anchor.line,
         "side": anchor.side,
         "subject_type": anchor.subject_type,
-        "in_reply_to_id": None,
+        # `in_reply_to_id` is absent, not null, on a comment that starts a thread (an integer in the schema).
     }
 
 

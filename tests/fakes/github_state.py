@@ -158,6 +158,7 @@ class GitHubState:
             self.personal_tokens: set[str] = set()
             self.personal_login = "octocat"
             self.permissions: dict[str, str] = {}
+            self.custom_roles: dict[str, str] = {}  # an organisation's custom repository role -> its base role
             self.pulls: dict[tuple[str, int], PullRequest] = {}
             # (repo, sha) -> files of that commit, served by the contents endpoint.
             self.commits: dict[tuple[str, str], dict[str, str]] = {}
@@ -172,13 +173,19 @@ class GitHubState:
             self.request_times: list[float] = []  # epoch seconds of arrival, parallel to `requests`
             self.faults: list[Fault] = []
             self.delays: list[Delay] = []
+            # Where a request or a reply broke GitHub's published description (tests/fakes/github_contract.py).
+            self.violations: list[str] = []
             self.rate_windows: dict[str, RateWindow] = {}
             self.rate_limit = 5000
+            self.max_contents_bytes = 100 * 1024 * 1024  # the contents API serves no file above (tests lower it)
             # The App's webhook deliveries (newest last), redelivery requests and manifest codes.
             self.deliveries: list[dict[str, Any]] = []
             self.redelivered: list[int] = []
             self.redelivery_status: tuple[int, str] = (202, "OK")
             self.manifest_codes: dict[str, bytes] = {}
+            self.manifest_secret_missing = False  # the conversion answers `"webhook_secret": null`
+            self.hook_config: dict[str, Any] = {"content_type": "json", "insecure_ssl": "0",
+                                                "url": "https://reviewbot.example.com/webhooks/github"}
             self.resolved_threads: set[str] = set()
             # Files attached to descriptions and comments: asset id -> (content type, bytes).
             self.attachments: dict[str, tuple[str, bytes]] = {}

@@ -178,3 +178,25 @@ def test_addresses_are_validated_and_smee_channels_receive_webhooks_directly() -
         Settings.from_mapping({"GITHUB_URL": "ftp://ghe"})
     assert webhook_url("https://smee.io/abc123") == "https://smee.io/abc123"
     assert webhook_url("https://bot.example.com") == "https://bot.example.com/webhooks/github"
+
+
+@pytest.mark.parametrize("patch_fails", [False, True])
+def test_an_app_created_without_a_webhook_secret_gets_one_or_none_is_saved(
+        bare_env: dict[str, str], fake_github: FakeGitHub, app_keypair: tuple[bytes, bytes], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, patch_fails: bool) -> None:
+    # GitHub documents the conversion's `webhook_secret` as nullable; it must never be saved as "None".
+    fake_github.manifest_secret_missing = True
+    fake_github.add_manifest_code("code-4", app_keypair[0])
+    if patch_fails:
+        fake_github.inject("PATCH", "/app/hook/config", 422, {"message": "Validation Failed"})
+    monkeypatch.chdir(tmp_path)
+    for name, value in bare_env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["setup", "--code", "code-4"]) == 0
+    written = (tmp_path / ".env").read_text()
+    assert "None" not in written and "GITHUB_APP_ID=4242" in written
+    saved = Settings.load(env_file=tmp_path / ".env").github_webhook_secret
+    if patch_fails:  # the App and its key are kept; the secret is left for the operator to set
+        assert not saved and "secret" not in fake_github.hook_config
+    else:  # the App now signs deliveries with a secret reviewbot generated and saved
+        assert saved and len(saved) == 64 and fake_github.hook_config["secret"] == saved

@@ -439,6 +439,10 @@ def test_check_run_limits(installed: Installed) -> None:
     too_many = {"name": "n", "head_sha": sha, "output": {"title": "t", "summary": "s", "annotations": many}}
     assert httpx.post(url, headers=headers, json=too_many).status_code == 422
     assert installed.fake.check_runs == {}
+    # GitHub's published description refuses two of them too (a conclusion for `completed` is in prose only).
+    violations = installed.fake.take_violations()
+    assert "'name' is a required property" in violations[0]
+    assert "annotations" in violations[1] and "is too long" in violations[1] and len(violations) == 2
 
 
 def test_rejected_check_run_update_changes_nothing(installed: Installed) -> None:
@@ -449,6 +453,8 @@ def test_rejected_check_run_update_changes_nothing(installed: Installed) -> None
         json={"status": "completed", "output": {"title": "t", "summary": "s"}},
     )
     assert response.status_code == 422
+    violations = installed.fake.take_violations()  # the description wants a conclusion with `completed`
+    assert len(violations) == 1 and "is not valid under any of the given schemas" in violations[0]
     assert installed.fake.check_runs[run.id]["status"] == "queued"
     assert len(installed.fake.check_runs[run.id]["history"]) == 1
 
@@ -460,6 +466,7 @@ def test_comment_and_idempotent_reaction(installed: Installed) -> None:
     assert httpx.post(url, headers=headers, json={"content": "eyes"}).status_code == 201
     assert httpx.post(url, headers=headers, json={"content": "eyes"}).status_code == 200
     assert httpx.post(url, headers=headers, json={"content": "wave"}).status_code == 422
+    assert "content: 'wave' is not one of" in installed.fake.take_violations()[0]
     assert [r["content"] for r in installed.fake.reactions[command["id"]]] == ["eyes"]
     installed.gh.get_repo(REPO).get_pull(7).create_issue_comment("Review started.")
     assert [c["user"]["login"] for c in installed.fake.issue_comments[(REPO, 7)]] == ["alice", "reviewbot-test[bot]"]
@@ -491,6 +498,7 @@ def test_permission_and_unknown_route(installed: Installed) -> None:
         f"{installed.fake.base_url}/repos/{REPO}/nothing-here", headers={"Authorization": f"token {installed.token}"}
     )
     assert (response.status_code, response.json()["message"]) == (404, "Not Found")
+    assert installed.fake.take_violations() == [f"GET /repos/{REPO}/nothing-here: GitHub documents no such path"]
 
 
 # ----- model ---------------------------------------------------------------------------------------

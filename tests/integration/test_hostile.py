@@ -170,6 +170,7 @@ def test_check_runs_with_a_malformed_pull_request_list_are_answered(hook: Hook, 
     # Found by the fuzzer above: `"pull_requests": 1` made the endpoint answer 500.
     data = payload("check_run.rerequested")
     data["check_run"]["pull_requests"] = value
+    data["check_run"]["external_id"] = ""  # another App's run: nothing else names a pull request
     body = json.dumps(data).encode()
     response = hook.post(body, headers_for("check_run", body, sign(WEBHOOK_SECRET, body), "application/json", ""))
     assert response.status_code == 202 and response.json()["status"] == "ignored"

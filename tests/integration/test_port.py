@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from reviewbot.app.auth import InstallationTokens
@@ -61,3 +62,41 @@ async def test_errors_are_translated_to_retryable_and_permanent(port: GitHubPort
     with pytest.raises(GitHubError) as missing:
         await port.get_pull(REPO, 404)
     assert missing.value.status == 404
+
+
+async def test_files_of_one_to_a_hundred_megabytes_are_read_raw_and_larger_ones_are_skipped(
+        port: GitHubPort, fake_github: FakeGitHub) -> None:
+    # Over 1 MB GitHub's default JSON answer has `"content": ""` (encoding "none"): only the raw media type
+    # serves such a file. Over 100 MB nothing does (403 too_large); the fake's limit is lowered to 3 MB here.
+    big = "".join(f"row {i}: {'x' * 90}\n" for i in range(15_000))  # about 1.5 MB
+    huge = big * 3  # about 4.5 MB
+    manifest = '{"name": "widgets", "version": "1.0.0"}\n'  # raw JSON stays text, never parsed
+    fake_github.max_contents_bytes = 3 * 1024 * 1024
+    pull = fake_github.add_pull(REPO, 9, base_files={}, head_files={"big.txt": big, "huge.txt": huge,
+                                                                    "package.json": manifest, "{x}.js": "{ a }\n"})
+    head = pull["head"]["sha"]
+    assert await port.get_file(REPO, "big.txt", head) == big
+    assert await port.get_file(REPO, "package.json", head) == manifest
+    assert await port.get_file(REPO, "{x}.js", head) == "{ a }\n"
+    assert await port.get_file(REPO, "huge.txt", head) is None
+    assert [c.headers.get("accept") for c in fake_github.requests if "/contents/" in c.path] == [
+        "application/vnd.github.raw+json"] * 4
+
+
+async def test_an_open_check_run_is_found_beyond_the_first_page(port: GitHubPort, fake_github: FakeGitHub,
+                                                                 settings: Settings) -> None:
+    pull = open_pull(fake_github)
+    head = pull["head"]["sha"]
+    wanted = await port.create_check_run(REPO, {"name": "reviewbot", "head_sha": head, "external_id": "7"})
+    assert settings.github_app_id and settings.github_private_key
+    token = await InstallationTokens(settings.github_app_id, settings.github_private_key,
+                                     settings.github_api_url).get(INSTALLATION)
+    # The newer runs are set up directly, since the port spaces its writes a second apart.
+    with httpx.Client(base_url=fake_github.base_url, headers={"Authorization": f"token {token}"}) as setup:
+        for i in range(120):  # newer runs of the same name (other pull requests at this commit), all finished
+            created = setup.post(f"/repos/{REPO}/check-runs", json={
+                "name": "reviewbot", "head_sha": head, "status": "completed", "conclusion": "success",
+                "external_id": str(100 + i)})
+            assert created.status_code == 201
+    assert await port.open_check_run(REPO, head, "reviewbot", "7") == wanted
+    assert await port.open_check_run(REPO, head, "reviewbot", "8") is None

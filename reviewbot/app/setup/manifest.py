@@ -66,7 +66,9 @@ def save_app(app: CreatedApp, env_path: Path, data_dir: Path) -> Path:
     key_path = (data_dir / f"{app.slug}.private-key.pem").resolve()
     write_private(key_path, app.pem)
     values = {"GITHUB_APP_ID": str(app.id), "GITHUB_CLIENT_ID": app.client_id,
-              "GITHUB_PRIVATE_KEY_PATH": str(key_path), "GITHUB_WEBHOOK_SECRET": app.webhook_secret}
+              "GITHUB_PRIVATE_KEY_PATH": str(key_path)}
+    if app.webhook_secret:  # never an empty (or "None") secret; the operator was told to set one
+        values["GITHUB_WEBHOOK_SECRET"] = app.webhook_secret
     existing = env_path.read_text() if env_path.is_file() else ""
     # An inline key would win over the new key file, so it goes.
     write_private(env_path, merge_env(existing, values, drop={"GITHUB_PRIVATE_KEY"}))

@@ -27,6 +27,7 @@ from reviewbot.review.publish.markdown import (
 from reviewbot.review.publish.suggestions import applies
 
 ANNOTATION_LEVEL = {"critical": "failure", "major": "warning", "minor": "notice", "nit": "notice"}
+MAX_ANNOTATION_BYTES = 64_000  # GitHub: "The maximum size is 64 KB", in bytes; under either reading of KB
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,13 @@ def _annotation(anchored: Anchored) -> dict[str, Any]:
     return {"path": f.path, "start_line": anchored.start_line or anchored.line, "end_line": anchored.line,
             "annotation_level": ANNOTATION_LEVEL[f.severity],
             "title": (("[unverified] " if f.unverified else "") + " ".join(plain(f.title).split()))[:255],
-            "message": plain(f.body)[:60_000] or plain(f.title)}
+            "message": clip_utf8(plain(f.body), MAX_ANNOTATION_BYTES) or plain(f.title)}
+
+
+def clip_utf8(text: str, max_bytes: int) -> str:
+    """At most `max_bytes` of UTF-8, cut on a character boundary (GitHub counts an annotation in bytes)."""
+    data = text.encode()
+    return text if len(data) <= max_bytes else data[:max_bytes].decode(errors="ignore")
 
 
 def without_inline(payload: dict[str, Any], reason: str) -> dict[str, Any]:

@@ -135,6 +135,16 @@ def test_annotations_mirror_right_side_findings() -> None:
                                         "annotation_level": "failure", "title": "Quantity", "message": "b"}]
 
 
+def test_an_annotation_message_fits_githubs_64_kb_in_bytes_not_characters() -> None:
+    # 60,000 characters of CJK text are 180,000 bytes: GitHub would refuse the whole check run update.
+    body = "数据" * 30_000 + "!"
+    [annotation] = plan(report_for(make(body=body)), DIFF, head_sha="h", config=RepoConfig()).annotations
+    message = annotation["message"]
+    assert 63_000 < len(message.encode()) <= 64_000 and body.startswith(message)
+    [short] = plan(report_for(make(body="ünïcode")), DIFF, head_sha="h", config=RepoConfig()).annotations
+    assert short["message"] == "ünïcode"
+
+
 def test_the_422_fallback_moves_comments_into_the_body() -> None:
     payload = plan(report_for(make()), DIFF, head_sha="h", key=KEY, config=RepoConfig()).payload
     fallback = without_inline(payload, "GitHub answered 422")
