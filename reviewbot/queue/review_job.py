@@ -22,6 +22,7 @@ from reviewbot.queue.gates import AUTOMATIC, automatic_skip, load_config, only_m
 from reviewbot.queue.post_review import already_posted, publish
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.queue.sources import base_snapshot
+from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.config import (
     context_options,
     precision,
@@ -178,7 +179,8 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
     options = context_options(config, deps.settings.prompt_budget, [f.path for f in diff.files],
                               tools=tools is not None)
     prompt = PromptInput(title=pull.title, description=pull.body, diff=diff, base_files={}, snapshot=snapshot,
-                         options=options, chars_per_token=calibration.chars_per_token)
+                         options=options, chars_per_token=calibration.chars_per_token,
+                         index=SqliteIndex(deps.settings.data_dir / "index") if root is not None else None)
     review_input = ReviewInput(prompt=prompt, affinity=affinity_id("pr", request.installation_id, repo, number),
                                previous_layout=await stores.load_layout(layout_key), precision=precision(config))
     reviewer = deps.reviewer(job_id, tools)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import heapq
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -95,14 +96,18 @@ class Selector:
             files = [p for p in self.index.files_with(name) if p != (change.file.old_path or change.file.path)]
             if changed.how == "body" and len(files) > 20:
                 continue  # a body change of a ubiquitous name: callers are not worth the tokens
-            stem = module_stem(change.file.path)
             ambiguity = 1.0 if len(files) <= 8 else (8 / len(files)) ** 0.5
-            files.sort(key=lambda p: (stem not in (self.index.text(p) or ""),
-                                      -shared_prefix(p, change.file.path), p))
             what = "value" if changed.kind == "constant" and changed.how == "signature" else _WHAT[changed.how]
-            for path in files[:MAX_FILES_PER_NAME]:
+            for path in self._callers_first(files, change.file.path):
                 self.add(path, strength * ambiguity, f"uses `{name}`, whose {what} this pull request changes",
                          self._occurrences(path, name))
+
+    def _callers_first(self, files: list[str], changed: str) -> list[str]:
+        """The likeliest callers: files that name the changed module (its stem, as an identifier: what an
+        import of it spells), then the nearest in the tree. A top-k over the index, no file text read."""
+        importers = set(self.index.files_with(module_stem(changed)))
+        return heapq.nsmallest(MAX_FILES_PER_NAME, files,
+                               key=lambda p: (p not in importers, -shared_prefix(p, changed), p))
 
     def _forward(self, change: FileChange) -> None:
         """Definitions of what the new code calls or names: functions, types, constants."""
@@ -147,8 +152,10 @@ class Selector:
         text = self.index.text(path) or ""
         pattern = re.compile(rf"\b{re.escape(name)}\b")
         ranges: set[tuple[int, int]] = set()
+        line, at = 1, 0
         for match in pattern.finditer(text):
-            line = text.count("\n", 0, match.start()) + 1
+            line += text.count("\n", at, match.start())  # counted on from the previous match, not from the top
+            at = match.start()
             ranges.add(self._around(path, line))
             if len(ranges) >= limit:
                 break

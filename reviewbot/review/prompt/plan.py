@@ -42,7 +42,7 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     attributes = Attributes({p: snapshot.read(p) or "" for p in snapshot.paths()
                              if p == ".gitattributes" or p.endswith("/.gitattributes")})
     spec = GitIgnoreSpec.from_lines(list(options.ignore)) if options.ignore else None
-    index = RepoIndex(snapshot, lambda p: path_reason(p, attributes, spec) is not None)
+    index = RepoIndex(snapshot, lambda p: path_reason(p, attributes, spec) is not None, inp.index)
     screened = screen(inp.diff.files, lambda f: index.text(f.old_path) if f.old_path else None, attributes,
                       options.ignore)
 
