@@ -127,6 +127,7 @@ def bench_case(repo: Path, base: str, head: str, runs: int, data: Path) -> dict[
     files = len(git(repo, "diff", "--name-only", base, head).split())
     best = min(warm, key=lambda r: r["wall"])
     return {"files": files, "cold": cold["wall"], "cold_mb": cold["rss_mb"], "warm": best["wall"],
+            "cold_cpu": cold["cpu"], "warm_cpu": min(r["cpu"] for r in warm),
             "warm_mb": max(r["rss_mb"] for r in warm), "git_diff": min(r["wall"] for r in diff),
             "tokens": plan["prompt_tokens_estimate"], "cost": plan["estimated_cost_usd"] or 0.0,
             "context_files": len(plan["coverage"].get("context", []))}
@@ -154,18 +155,22 @@ def main() -> None:
     parser.add_argument("--only", default="")
     args = parser.parse_args()
     repos = {"django": django_repo(), "synthetic": synthetic_repo()}
-    rows = ["| Pull request | Files | Cold s | Warm s | bare `git diff` s | Peak MB (cold / warm) | Prompt tokens "
-            "| Context files | Est. cost $ |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| Pull request | Files | Cold s (CPU s) | Warm s (CPU s) | bare `git diff` s | Peak MB (cold / warm) "
+            "| Prompt tokens | Context files | Est. cost $ |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, (which, base, head) in CASES.items():
         if args.only and args.only not in name:
             continue
         r = bench_case(repos[which], base, head, args.runs, CACHE / "data" / which)
-        row = (f"| {name} | {r['files']:,} | {r['cold']:.2f} | {r['warm']:.2f} | {r['git_diff']:.2f} | "
+        row = (f"| {name} | {r['files']:,} | {r['cold']:.2f} ({r['cold_cpu']:.2f}) | {r['warm']:.2f} "
+               f"({r['warm_cpu']:.2f}) | {r['git_diff']:.2f} | "
                f"{r['cold_mb']:.0f} / {r['warm_mb']:.0f} | {r['tokens']:,} | {r['context_files']} | "
                f"{r['cost']:.4f} |")
         print(row, flush=True)
         rows.append(row)
-    text = (f"Machine: {machine()}. Command: `.venv/bin/python -m bench.bench_real --write-readme` "
+    load = os.getloadavg()[0]
+    text = (f"Machine: {machine()}; load average {load:.1f} at the end (the cores are shared: CPU seconds, "
+            f"user + system of the command and its git children, are the steadier figure). "
+            f"Command: `.venv/bin/python -m bench.bench_real --write-readme` "
             f"(best of {args.runs} warm runs; cold = empty data directory).\n\n" + "\n".join(rows))
     print(text)
     if args.write_readme and not args.only:
