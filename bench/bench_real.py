@@ -34,6 +34,7 @@ _MEASURE = ("import resource, subprocess, sys, time, json; t = time.perf_counter
             "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
             "w = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN); "
             "print(json.dumps({'rc': r.returncode, 'wall': w, 'rss_mb': u.ru_maxrss / 1024, "
+            "'cpu': u.ru_utime + u.ru_stime, "
             "'err': r.stderr.decode()[-400:]}))")
 
 

@@ -126,6 +126,9 @@ def _dry_run(settings: Settings, inp: ReviewInput, plan: Plan, fmt: str, branch:
     lines += [f"  in part: {p}: {w}" for p, w in coverage.partial]
     lines += [f"  not reviewed: {p}: {r}" for p, r in coverage.skipped]
     lines += [f"  note: {n}" for n in coverage.notes]
+    if coverage.left_out:
+        lines += ["", f"Related but left out ({len(coverage.left_out)}):"]
+        lines += [f"  {p}: {r}" for p, r in coverage.left_out]
     if inp.previous_layout is None:
         lines += ["", f"expected cache reuse: none (no earlier review of {branch})"]
     else:

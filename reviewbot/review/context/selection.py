@@ -49,6 +49,7 @@ class Selector:
         self.changes = changes
         self.changed_paths = {c.file.path for c in changes} | {c.file.old_path for c in changes if c.file.old_path}
         self._picks: dict[str, Pick] = {}
+        self.left_out: dict[str, str] = {}  # path -> why it was related, for files past a per-name or total cap
 
     def add(self, path: str, strength: float, reason: str, ranges: Iterable[tuple[int, int]] = ()) -> None:
         pick = self._picks.get(path)
@@ -63,7 +64,10 @@ class Selector:
         for pick in self._picks.values():
             extra = sorted((s for s, _ in pick.reasons), reverse=True)[1:]
             pick.strength += 0.1 * sum(extra[:5])  # several relations to one file add up, a little
-        return sorted(self._picks.values(), key=lambda p: (-p.strength, p.path))[:MAX_PICKS]
+        ranked = sorted(self._picks.values(), key=lambda p: (-p.strength, p.path))
+        for pick in ranked[MAX_PICKS:]:
+            self.left_out.setdefault(pick.path, f"{pick.reason} (below the {MAX_PICKS} strongest relations)")
+        return ranked[:MAX_PICKS]
 
     def select(self) -> list[Pick]:
         for change in self.changes:
@@ -98,9 +102,16 @@ class Selector:
                 continue  # a body change of a ubiquitous name: callers are not worth the tokens
             ambiguity = 1.0 if len(files) <= 8 else (8 / len(files)) ** 0.5
             what = "value" if changed.kind == "constant" and changed.how == "signature" else _WHAT[changed.how]
-            for path in self._callers_first(files, change.file.path):
-                self.add(path, strength * ambiguity, f"uses `{name}`, whose {what} this pull request changes",
-                         self._occurrences(path, name))
+            reason = f"uses `{name}`, whose {what} this pull request changes"
+            first = self._callers_first(files, change.file.path)
+            for path in first:
+                self.add(path, strength * ambiguity, reason, self._occurrences(path, name))
+            if changed.how != "body" and len(files) > len(first):
+                shown = set(first)
+                for path in files:
+                    if path not in shown and path not in self.changed_paths:
+                        self.left_out.setdefault(path, f"{reason} ({len(files)} files use it; the "
+                                                       f"{MAX_FILES_PER_NAME} likeliest callers are included)")
 
     def _callers_first(self, files: list[str], changed: str) -> list[str]:
         """The likeliest callers: files that name the changed module (its stem, as an identifier: what an

@@ -16,6 +16,7 @@ class Coverage:
     context: tuple[tuple[str, str, int], ...]  # (path, why it was included, tokens)
     sections: tuple[tuple[str, int], ...]  # (section, tokens) in prompt order
     notes: tuple[str, ...] = ()  # diff problems, config warnings
+    left_out: tuple[tuple[str, str], ...] = ()  # (path, why related) for related files the prompt leaves out
 
     @property
     def total_files(self) -> int:
@@ -29,6 +30,7 @@ class Coverage:
             "context": [{"path": p, "reason": r, "tokens": t} for p, r, t in self.context],
             "sections": [{"name": n, "tokens": t} for n, t in self.sections],
             "notes": list(self.notes),
+            "left_out": [{"path": p, "reason": r} for p, r in self.left_out],
         }
 
 
@@ -67,6 +69,10 @@ def render_coverage(cov: Coverage) -> str:
         lines += ["**Context included**", ""]
         lines += [f"- {_code(p)} ({t:,} tokens): {_prose(r)}" for p, r, t in cov.context[:MAX_LISTED]]
         lines += [*_more(len(cov.context)), ""]
+    if cov.left_out:
+        lines += ["**Related but left out**", ""]
+        lines += [f"- {_code(p)}: {_prose(r)}" for p, r in cov.left_out[:MAX_LISTED]]
+        lines += [*_more(len(cov.left_out)), ""]
     if cov.notes:
         lines += ["**Notes**", ""] + [f"- {_prose(n)}" for n in cov.notes[:MAX_LISTED]] + [""]
     lines.append("Tokens per section: " + ", ".join(f"{n} {t:,}" for n, t in cov.sections))

@@ -9,7 +9,7 @@ from pathspec import GitIgnoreSpec
 from reviewbot.review.context.analysis import analyze
 from reviewbot.review.context.index import RepoIndex
 from reviewbot.review.context.options import guidance
-from reviewbot.review.context.selection import Selector
+from reviewbot.review.context.selection import Pick, Selector
 from reviewbot.review.context.snapshot import MemorySnapshot
 from reviewbot.review.diff.filters import Attributes, path_reason, screen
 from reviewbot.review.prompt.blocks import Block, context_blocks
@@ -62,13 +62,23 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     changes = [analyze(f, index.text(f.old_path) if f.old_path else None,
                        index.parsed(f.old_path, force=True) if f.old_path else None)
                for f in [f for f in screened.kept if f.path in shown][:MAX_ANALYZED]]
-    picks = Selector(index, changes).select()
+    selector = Selector(index, changes)
+    picks = selector.select()
     skipped = ([(x.path, x.reason) for x in screened.excluded] + over_budget
                + [(p.path, p.reason) for p in inp.diff.problems])
     omitted = _omissions(skipped)
     left = room - sum(e.tokens for e in entries) - estimate_tokens(omitted + CONTEXT_HEADER + DIFF_HEADER, cpt)
     blocks = context_blocks(picks, index, previous, left, cpt, index.is_skipped)
-    return _finish(inp, fixed, blocks, entries, skipped, omitted, previous, cpt, len(changes))
+    return _finish(inp, fixed, blocks, entries, skipped, omitted, previous, cpt, len(changes),
+                   _left_out(picks, blocks, selector.left_out))
+
+
+def _left_out(picks: list[Pick], blocks: list[Block], capped: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """Related files the prompt does not show, with why they were related: past the budget or a cap."""
+    shown = {b.spec.path for b in blocks}
+    out = {p.path: f"{p.reason} (left out: over the token budget)" for p in picks if p.path not in shown}
+    out.update({p: r for p, r in capped.items() if p not in shown and p not in out})
+    return tuple(sorted(out.items()))
 
 
 def _omissions(skipped: list[tuple[str, str]]) -> str:
@@ -82,7 +92,7 @@ def _omissions(skipped: list[tuple[str, str]]) -> str:
 
 def _finish(inp: PromptInput, fixed: list[Section], blocks: list[Block], entries: list[DiffEntry],
             skipped: list[tuple[str, str]], omitted: str, previous: Layout | None, cpt: float,
-            analyzed: int) -> Plan:
+            analyzed: int, left_out: tuple[tuple[str, str], ...] = ()) -> Plan:
     system, guide, pr, notes = fixed
     context_text = f"{CONTEXT_HEADER}\n\n" + "\n\n".join(b.text for b in blocks) if blocks else ""
     context = Section("context files", context_text, tuple(b.spec.path for b in blocks), cpt)
@@ -105,7 +115,7 @@ def _finish(inp: PromptInput, fixed: list[Section], blocks: list[Block], entries
         skipped=tuple(skipped),
         context=tuple((b.spec.path, b.spec.reason + b.note, b.tokens) for b in blocks),
         sections=tuple((s.name, s.tokens) for s in sections),
-        notes=tuple(notes_list))
+        notes=tuple(notes_list), left_out=left_out)
     prompt = Prompt(sections=sections, skipped=tuple(p for p, _ in skipped))
     return Plan(prompt=prompt, coverage=coverage, layout=layout,
                 reuse_tokens=shared_prefix_tokens(previous, digests))
