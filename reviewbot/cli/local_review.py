@@ -10,7 +10,6 @@ from typing import Any
 
 from reviewbot.catalogue import DEFAULT_PRICES
 from reviewbot.inference.pricing import cost
-from reviewbot.repos.cache import RepoCache
 from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.repos.localgit import LocalChange, read_local_change
 from reviewbot.review.config import CONFIG_PATH, parse_config, precision, read_options
@@ -25,8 +24,7 @@ EXPECTED_COMPLETION_TOKENS = 2_000  # for the dry-run estimate only
 
 
 def review_command(settings: Settings, repo: Path, base: str, head: str, fmt: str, dry_run: bool) -> int:
-    cache = RepoCache(settings.data_dir / "repos", settings.repo_cache_mb * 1_000_000)
-    change = read_local_change(repo, base, head, cache)
+    change = read_local_change(repo, base, head)
     stores = FileStores(settings.data_dir)
     key = branch_layout_key(change.identity, change.branch)
     inp = _input(settings, change, stores, key)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES
@@ -76,6 +76,9 @@ class DirSnapshot:
                 found += [prefix + name for name in files]
             self._paths = sorted(found)
         return self._paths
+
+    def read_many(self, paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
+        return ((p, self.read(p)) for p in paths)
 
     def read(self, path: str) -> str | None:
         parts = path.split("/")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from array import array
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -13,13 +15,17 @@ from reviewbot.review.context.symbols import Definition
 
 DEFAULT_MAX_BLOBS = 400_000  # about 60 Django checkouts' worth of distinct files; a few GB at most
 _CHUNK = 500  # SQLite's bound-parameter limit is 999 on old builds
+# A batch is the blobs one review indexed; its postings are one row per name with the blob ids packed, so a
+# first review of a large repository writes tens of thousands of rows, not millions. Eviction is per batch.
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, used REAL NOT NULL,
+CREATE TABLE IF NOT EXISTS batches (id INTEGER PRIMARY KEY, used REAL NOT NULL, size INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS batches_used ON batches (used);
+CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, batch INTEGER NOT NULL,
                                   defs TEXT);
-CREATE INDEX IF NOT EXISTS blobs_used ON blobs (used);
-CREATE TABLE IF NOT EXISTS names (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS postings (name INTEGER NOT NULL, blob INTEGER NOT NULL, PRIMARY KEY (name, blob))
-    WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS blobs_batch ON blobs (batch);
+CREATE TABLE IF NOT EXISTS postings (name TEXT NOT NULL, batch INTEGER NOT NULL, blobs BLOB NOT NULL,
+                                     PRIMARY KEY (name, batch)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS postings_batch ON postings (batch);
 """
 
 
@@ -30,13 +36,16 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
 
 class SqliteIndex:
     """An IndexStore in `root/index-v<format>.sqlite`. Concurrent workers share it safely: WAL readers never
-    block, writers wait their turn (busy timeout), every write is idempotent (INSERT OR IGNORE). A file of
-    another format is deleted, so a format change rebuilds the index transparently."""
+    block, writers wait their turn (busy timeout), blobs are INSERT OR IGNORE (two workers indexing the same
+    content leave harmless duplicate postings). A file of another format is deleted, so a format change
+    rebuilds the index transparently. Answers cover the blobs this instance was asked about (one review's)."""
 
     def __init__(self, root: Path, max_blobs: int = DEFAULT_MAX_BLOBS) -> None:
         self.path = root / f"index-v{INDEX_FORMAT}.sqlite"
         self.max_blobs = max_blobs
         self._local = threading.local()  # one connection per thread: plans are built in worker threads
+        self._ids: dict[str, int] = {}  # blob sha -> row id, for the blobs of this review
+        self._shas: dict[int, str] = {}
         root.mkdir(parents=True, exist_ok=True)
         for old in root.glob("index-v*.sqlite*"):
             if not old.name.startswith(self.path.name):
@@ -48,48 +57,59 @@ class SqliteIndex:
             db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # a crash loses at most recent entries, which are rebuilt
+            db.execute("PRAGMA cache_size=-32000")  # 32 MB of pages: a first review writes a large batch
             db.executescript(_SCHEMA)
             self._local.db = db
         return db
 
+    def _remember(self, rows: Iterable[tuple[str, int]]) -> None:
+        for sha, rowid in rows:
+            self._ids[sha] = rowid
+            self._shas[rowid] = sha
+
     def known(self, blobs: Iterable[str]) -> set[str]:
-        db, wanted, now = self._db(), sorted(blobs), time.time()
-        found: set[str] = set()
-        for chunk in _chunks(wanted):
+        db, batches, found = self._db(), set[int](), set[str]()
+        for chunk in _chunks(sorted(blobs)):
             marks = ",".join("?" * len(chunk))
-            found.update(r[0] for r in db.execute(f"SELECT sha FROM blobs WHERE sha IN ({marks})", chunk))  # noqa: S608
+            rows = db.execute(f"SELECT sha, id, batch FROM blobs WHERE sha IN ({marks})", chunk).fetchall()  # noqa: S608
+            self._remember((sha, rowid) for sha, rowid, _ in rows)
+            batches.update(batch for _, _, batch in rows)
+            found.update(sha for sha, _, _ in rows)
+        now = time.time()
         with db:
             db.execute("BEGIN IMMEDIATE")
-            db.executemany("UPDATE blobs SET used = ? WHERE sha = ? AND used < ?",
-                           [(now, sha, now - 600) for sha in found])  # at most once per ten minutes each
+            db.executemany("UPDATE batches SET used = ? WHERE id = ?", [(now, b) for b in sorted(batches)])
         return found
 
     def add_names(self, entries: Sequence[tuple[str, Iterable[str]]]) -> None:
         if not entries:
             return
-        db, now = self._db(), time.time()
-        rows = [(sha, sorted(names)) for sha, names in entries]
-        vocabulary = sorted({n for _, names in rows for n in names})
+        db = self._db()
         with db:
             db.execute("BEGIN IMMEDIATE")
-            db.executemany("INSERT OR IGNORE INTO blobs (sha, used) VALUES (?, ?)", [(s, now) for s, _ in rows])
-            db.executemany("INSERT OR IGNORE INTO names (name) VALUES (?)", [(n,) for n in vocabulary])
-            ids: dict[str, int] = {}
-            for chunk in _chunks(vocabulary):
+            batch = db.execute("INSERT INTO batches (used, size) VALUES (?, ?)",
+                               (time.time(), len(entries))).lastrowid
+            db.executemany("INSERT OR IGNORE INTO blobs (sha, batch) VALUES (?, ?)",
+                           [(sha, batch) for sha, _ in entries])
+            for chunk in _chunks([sha for sha, _ in entries]):
                 marks = ",".join("?" * len(chunk))
-                ids.update(db.execute(f"SELECT name, id FROM names WHERE name IN ({marks})", chunk))  # noqa: S608
-            blob_ids: dict[str, int] = {}
-            for chunk in _chunks([s for s, _ in rows]):
-                marks = ",".join("?" * len(chunk))
-                blob_ids.update(db.execute(f"SELECT sha, id FROM blobs WHERE sha IN ({marks})", chunk))  # noqa: S608
-            db.executemany("INSERT OR IGNORE INTO postings (name, blob) VALUES (?, ?)",
-                           ((ids[n], blob_ids[s]) for s, names in rows for n in names))
-        self._evict(db)
+                self._remember(db.execute(f"SELECT sha, id FROM blobs WHERE sha IN ({marks})", chunk))  # noqa: S608
+            postings: defaultdict[str, list[int]] = defaultdict(list)
+            for sha, names in entries:
+                rowid = self._ids[sha]
+                for name in names:
+                    postings[name].append(rowid)
+            db.executemany("INSERT INTO postings (name, batch, blobs) VALUES (?, ?, ?)",
+                           ((name, batch, array("q", postings[name]).tobytes()) for name in sorted(postings)))
+        self._evict(db, keep=batch)
 
     def blobs_with(self, name: str) -> list[str]:
-        return [r[0] for r in self._db().execute(
-            "SELECT b.sha FROM names n JOIN postings p ON p.name = n.id JOIN blobs b ON b.id = p.blob "
-            "WHERE n.name = ?", (name,))]
+        found: set[str] = set()
+        for (packed,) in self._db().execute("SELECT blobs FROM postings WHERE name = ?", (name,)):
+            ids = array("q")
+            ids.frombytes(packed)
+            found.update(sha for rowid in ids if (sha := self._shas.get(rowid)) is not None)
+        return sorted(found)
 
     def definitions(self, blobs: Sequence[str]) -> dict[str, tuple[Definition, ...]]:
         db, out = self._db(), {}
@@ -103,24 +123,24 @@ class SqliteIndex:
     def add_definitions(self, blob: str, definitions: tuple[Definition, ...]) -> None:
         db = self._db()
         with db:
-            db.execute("INSERT INTO blobs (sha, used, defs) VALUES (?, ?, ?) "
-                       "ON CONFLICT (sha) DO UPDATE SET defs = excluded.defs",
-                       (blob, time.time(), encode_definitions(definitions)))
+            db.execute("UPDATE blobs SET defs = ? WHERE sha = ?", (encode_definitions(definitions), blob))
 
     def count(self) -> int:
         return int(self._db().execute("SELECT count(*) FROM blobs").fetchone()[0])
 
-    def _evict(self, db: sqlite3.Connection) -> None:
-        """Least recently used blobs go first, a tenth of the bound at a time (so eviction is rare)."""
-        excess = self.count() - self.max_blobs
-        if excess <= 0:
+    def _evict(self, db: sqlite3.Connection, keep: int | None) -> None:
+        """Least recently used batches go first, until a tenth of the bound is free (so eviction is rare)."""
+        total = self.count()
+        if total <= self.max_blobs:
             return
         with db:
             db.execute("BEGIN IMMEDIATE")
-            victims = [r[0] for r in db.execute("SELECT id FROM blobs ORDER BY used LIMIT ?",
-                                                (excess + self.max_blobs // 10,))]
-            for i in range(0, len(victims), _CHUNK):
-                chunk = victims[i:i + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                db.execute(f"DELETE FROM postings WHERE blob IN ({marks})", chunk)  # noqa: S608
-                db.execute(f"DELETE FROM blobs WHERE id IN ({marks})", chunk)  # noqa: S608
+            for batch, size in db.execute("SELECT id, size FROM batches ORDER BY used, id").fetchall():
+                if total <= self.max_blobs * 0.9:
+                    break
+                if batch == keep:
+                    continue  # what this review just indexed: it is about to be used
+                db.execute("DELETE FROM postings WHERE batch = ?", (batch,))
+                db.execute("DELETE FROM blobs WHERE batch = ?", (batch,))
+                db.execute("DELETE FROM batches WHERE id = ?", (batch,))
+                total -= size

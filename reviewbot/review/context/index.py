@@ -108,17 +108,15 @@ class RepoIndex:
         known = store.known(self._paths_of)
         new: list[tuple[str, set[str]]] = []
         total = 0
-        for blob, paths in self._paths_of.items():
-            if blob in known:
-                continue
-            text = self.text(paths[0])
+        unseen = [paths[0] for blob, paths in self._paths_of.items() if blob not in known]
+        for path, text in snapshot.read_many(unseen):  # read once, not kept: memory stays flat
             if text is None or len(text) > MAX_INDEXED_FILE_CHARS:
-                new.append((blob, set()))
+                new.append((self._blobs[path], set()))
                 continue
             total += len(text)
             if total > MAX_INDEXED_CHARS:
                 break  # the next review goes on from here
-            new.append((blob, set(IDENT.findall(text))))
+            new.append((self._blobs[path], set(IDENT.findall(text))))
         store.add_names(new)
 
     def _build(self) -> dict[str, list[str]]:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from reviewbot.review.context.symbols import Definition
 
 # Bump when what is stored per blob changes (the identifier pattern, the definition queries, the encoding):
 # a store of another format is rebuilt, never read.
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 
 
 class IndexStore(Protocol):
@@ -43,6 +43,10 @@ class BlobSnapshot(Protocol):
 
     def blob_ids(self) -> Mapping[str, str]:
         """path -> git blob id, for every file whose text can be read."""
+        ...
+
+    def read_many(self, paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
+        """(path, text) for each path, in order: a bulk read for indexing (not kept in memory)."""
         ...
 
 

@@ -67,10 +67,11 @@ def test_a_store_of_another_format_is_rebuilt_and_size_is_bounded(tmp_path: Path
     (root / f"index-v{INDEX_FORMAT - 1}.sqlite").write_bytes(b"an older layout")
     store = SqliteIndex(root, max_blobs=50)
     assert not (root / f"index-v{INDEX_FORMAT - 1}.sqlite").exists()
-    store.add_names([(f"{i:040x}", {"name", f"n{i}"}) for i in range(120)])
+    for review in range(12):  # each review indexes ten new contents
+        store.add_names([(f"{review * 10 + i:040x}", {"name", f"n{review * 10 + i}"}) for i in range(10)])
     assert store.count() <= 50
-    newest = f"{119:040x}"
-    assert newest in store.blobs_with("n119") and store.blobs_with("n0") == []  # the oldest went first
+    assert store.blobs_with("n119") == [f"{119:040x}"] and store.blobs_with("n0") == []  # the oldest went first
+    assert store.known([f"{0:040x}", f"{119:040x}"]) == {f"{119:040x}"}  # an evicted content is indexed anew
 
 
 def test_concurrent_workers_share_one_store(tmp_path: Path) -> None:
@@ -90,4 +91,7 @@ def test_concurrent_workers_share_one_store(tmp_path: Path) -> None:
     for t in threads:
         t.join()
     assert errors == []
-    assert len(SqliteIndex(tmp_path / "index").blobs_with("shared")) == 400
+    reader = SqliteIndex(tmp_path / "index")
+    everything = [f"{n * 1_000 + i:040x}" for n in range(4) for i in range(100)]
+    assert reader.known(everything) == set(everything)  # a review asks about its tree's blobs first
+    assert len(reader.blobs_with("shared")) == 400
