@@ -22,6 +22,7 @@ _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing"
 _TEST_NAME = re.compile(r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(java|kt|cs)$|_tests?\.rs$)")
 _DEF_BEFORE = re.compile(r"\b(?:def|class|function|func|fn|struct|interface|trait|enum|type|const|let|var|module|"
                          r"static|macro_rules!)\s+(?:\([^)]*\)\s*)?$")
+INDEX_BATCH = 2_000  # files whose names are written to the store together
 MAX_CANDIDATES = 40  # files examined per name, nearest first: a name in hundreds of files is not worth more
 
 
@@ -117,6 +118,9 @@ class RepoIndex:
             if total > MAX_INDEXED_CHARS:
                 break  # the next review goes on from here
             new.append((self._blobs[path], set(IDENT.findall(text))))
+            if len(new) >= INDEX_BATCH:
+                store.add_names(new)  # in batches: a first review of a large repository holds one at a time
+                new = []
         store.add_names(new)
 
     def _build(self) -> dict[str, list[str]]:
