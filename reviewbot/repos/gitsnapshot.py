@@ -11,6 +11,13 @@ from reviewbot.errors import ConfigError
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES
 
 _REGULAR = ("100644", "100755")  # symlinks (120000) and submodules (160000) are not files to read
+_FEW = 200  # requests of 41 bytes: well inside a pipe's 64 kB, so writing them all first cannot block
+
+
+def _text(data: bytes | None) -> str | None:
+    if data is None or b"\0" in data[:8000]:
+        return None
+    return data.decode("utf-8", errors="replace")
 
 
 class GitSnapshot:
@@ -50,17 +57,21 @@ class GitSnapshot:
 
     def read(self, path: str) -> str | None:
         sha = self._blobs.get(path)
-        if sha is None:
-            return None
-        data = self._cat(sha)
-        if data is None or b"\0" in data[:8000]:
-            return None
-        return data.decode("utf-8", errors="replace")
+        return None if sha is None else _text(self._cat(sha))
 
     def read_many(self, paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
-        """One `git cat-file --batch` for all of them, requests written by a thread while answers are read:
-        no round trip per file."""
+        """Many files with one round trip: a few through the long-lived cat-file (the requests fit in the pipe),
+        many through one of their own, its requests written by a thread while the answers are read."""
         wanted = [(p, self._blobs[p]) for p in paths if p in self._blobs]
+        if len(wanted) <= _FEW:
+            with self._lock:
+                proc = self._process()
+                assert proc.stdin is not None
+                proc.stdin.write(b"".join(sha.encode() + b"\n" for _, sha in wanted))
+                proc.stdin.flush()
+                answers = [(path, self._answer(proc)) for path, _ in wanted]
+            yield from ((path, _text(data)) for path, data in answers)
+            return
         proc = subprocess.Popen(["git", "-C", str(self.root), "cat-file", "--batch"],  # noqa: S603, S607
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert proc.stdin is not None and proc.stdout is not None
@@ -83,26 +94,35 @@ class GitSnapshot:
                     continue
                 data = stdout.read(int(header[2]))
                 stdout.read(1)
-                yield path, None if b"\0" in data[:8000] else data.decode("utf-8", errors="replace")
+                yield path, _text(data)
         finally:
             stdout.close()
             writer.join(timeout=10)
             proc.wait(timeout=10)
 
+    def _process(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            self._proc = subprocess.Popen(["git", "-C", str(self.root), "cat-file", "--batch"],  # noqa: S603, S607
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        return self._proc
+
+    @staticmethod
+    def _answer(proc: subprocess.Popen[bytes]) -> bytes | None:
+        assert proc.stdout is not None
+        header = proc.stdout.readline().split()
+        if len(header) != 3 or header[1] != b"blob":
+            return None  # "<sha> missing"
+        data = proc.stdout.read(int(header[2]))
+        proc.stdout.read(1)  # the newline after each object
+        return data
+
     def _cat(self, sha: str) -> bytes | None:
         with self._lock:
-            if self._proc is None:
-                self._proc = subprocess.Popen(["git", "-C", str(self.root), "cat-file", "--batch"],  # noqa: S603, S607
-                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            assert self._proc.stdin is not None and self._proc.stdout is not None
-            self._proc.stdin.write(sha.encode() + b"\n")
-            self._proc.stdin.flush()
-            header = self._proc.stdout.readline().split()
-            if len(header) != 3 or header[1] != b"blob":
-                return None  # "<sha> missing"
-            data = self._proc.stdout.read(int(header[2]))
-            self._proc.stdout.read(1)  # the newline after each object
-            return data
+            proc = self._process()
+            assert proc.stdin is not None
+            proc.stdin.write(sha.encode() + b"\n")
+            proc.stdin.flush()
+            return self._answer(proc)
 
     def close(self) -> None:
         with self._lock:

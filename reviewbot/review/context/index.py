@@ -67,6 +67,13 @@ class RepoIndex:
             self._texts[path] = self.snapshot.read(path)
         return self._texts[path]
 
+    def prefetch(self, paths: list[str]) -> None:
+        """Read these files in one go when the snapshot can (one round trip to git instead of one each)."""
+        missing = [p for p in paths if p not in self._texts]
+        if len(missing) > 1 and isinstance(self.snapshot, BlobSnapshot):
+            self._texts.update(self.snapshot.read_many(missing))
+            self._texts.update((p, None) for p in missing if p not in self._texts)
+
     def parsed(self, path: str, *, force: bool = False) -> Parsed | None:
         """A file's definitions; None past the parse allowance (unless forced: the changed files themselves)."""
         if path not in self._parsed and self._ensure():
@@ -164,6 +171,7 @@ class RepoIndex:
     def _find_definitions(self, name: str, near: str, limit: int) -> list[tuple[str, Definition]]:
         candidates = self.nearest(self.files_with(name), near, MAX_CANDIDATES)
         self._stored(candidates)
+        self.prefetch([p for p in candidates if p not in self._parsed])
         found: list[tuple[str, Definition]] = []
         for path in candidates:
             if len(found) >= limit:

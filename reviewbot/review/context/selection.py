@@ -104,6 +104,7 @@ class Selector:
             what = "value" if changed.kind == "constant" and changed.how == "signature" else _WHAT[changed.how]
             reason = f"uses `{name}`, whose {what} this pull request changes"
             first = self._callers_first(files, change.file.path)
+            self.index.prefetch(first)
             for path in first:
                 self.add(path, strength * ambiguity, reason, self._occurrences(path, name))
             if changed.how != "body" and len(files) > len(first):
