@@ -93,6 +93,8 @@ def synthetic_repo() -> Path:
 
     repo = CACHE / "synthetic"
     if (repo / ".git").exists() and "big" in git(repo, "tag").split():
+        if "one-file" not in git(repo, "tag").split():
+            _synthetic_one_file(repo)
         return repo
     shutil.rmtree(repo, ignore_errors=True)
     repo.mkdir(parents=True)
@@ -104,7 +106,18 @@ def synthetic_repo() -> Path:
             (repo / path).parent.mkdir(parents=True, exist_ok=True)
             (repo / path).write_text(text)
         _commit_tree(repo, tag, tag)
+    _synthetic_one_file(repo)
     return repo
+
+
+def _synthetic_one_file(repo: Path) -> None:
+    """A one-file signature change on the synthetic base (branch one-file), for the size comparison."""
+    git(repo, "checkout", "-q", "-B", "one-file-work", "base")
+    target = repo / "services" / "invoice_0" / "invoice_load_0.py"
+    target.write_text(target.read_text().replace("def archive_invoice_0_0_0(records, limit=",
+                                                  "def archive_invoice_0_0_0(records, currency, limit=", 1))
+    _commit_tree(repo, "one-file", "one-file")
+    git(repo, "checkout", "-q", "main")
 
 
 def measure(cmd: list[str], env: dict[str, str]) -> dict[str, float]:
@@ -146,7 +159,19 @@ CASES = {  # name -> (repository, base, head, target in seconds beyond a bare gi
     "django 5.2.1 → 5.2.2 (typical)": ("django", "v5.2.1", "v5.2.2"),
     "django one-file change": ("django", "v5.2.2", "one-file"),
     "synthetic 2,500 files": ("synthetic", "base", "big"),
+    "synthetic one-file change": ("synthetic", "base", "one-file"),
 }
+
+
+def projection(small: dict[str, float], large: dict[str, float], sizes: tuple[int, int], target: int) -> str:
+    """A straight line through two repository sizes (one-file change: what grows with the repository)."""
+    def at(key: str) -> float:
+        slope = (large[key] - small[key]) / (sizes[1] - sizes[0])
+        return large[key] + slope * (target - sizes[1])
+    return (f"Projected for a {target:,}-file repository (a straight line through the one-file change at "
+            f"{sizes[0]:,} and {sizes[1]:,} files): warm {at('warm'):.2f} s ({at('warm_cpu'):.2f} CPU s), "
+            f"cold {at('cold'):.1f} s ({at('cold_cpu'):.1f} CPU s), peak {at('cold_mb'):.0f} MB cold / "
+            f"{at('warm_mb'):.0f} MB warm.")
 
 
 def main() -> None:
@@ -156,12 +181,14 @@ def main() -> None:
     parser.add_argument("--only", default="")
     args = parser.parse_args()
     repos = {"django": django_repo(), "synthetic": synthetic_repo()}
+    results: dict[str, dict[str, float]] = {}
     rows = ["| Pull request | Files | Cold s (CPU s) | Warm s (CPU s) | bare `git diff` s | Peak MB (cold / warm) "
             "| Prompt tokens | Context files | Est. cost $ |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, (which, base, head) in CASES.items():
         if args.only and args.only not in name:
             continue
         r = bench_case(repos[which], base, head, args.runs, CACHE / "data" / which)
+        results[name] = r
         row = (f"| {name} | {r['files']:,} | {r['cold']:.2f} ({r['cold_cpu']:.2f}) | {r['warm']:.2f} "
                f"({r['warm_cpu']:.2f}) | {r['git_diff']:.2f} | "
                f"{r['cold_mb']:.0f} / {r['warm_mb']:.0f} | {r['tokens']:,} | {r['context_files']} | "
@@ -173,6 +200,11 @@ def main() -> None:
             f"user + system of the command and its git children, are the steadier figure). "
             f"Command: `.venv/bin/python -m bench.bench_real --write-readme` "
             f"(best of {args.runs} warm runs; cold = empty data directory).\n\n" + "\n".join(rows))
+    if "synthetic one-file change" in results and "django one-file change" in results:
+        sizes = tuple(len(git(repos[w], "ls-tree", "-r", "--name-only", "base" if w == "synthetic" else "v5.2.2")
+                          .split()) for w in ("synthetic", "django"))
+        text += "\n\n" + projection(results["synthetic one-file change"], results["django one-file change"],
+                                    (sizes[0], sizes[1]), 100_000)
     print(text)
     if args.write_readme and not args.only:
         write_section("real", text)

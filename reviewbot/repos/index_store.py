@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 from reviewbot.review.context.store import INDEX_FORMAT, decode_definitions, encode_definitions
 from reviewbot.review.context.symbols import Definition
 
+log = logging.getLogger(__name__)
 DEFAULT_MAX_BLOBS = 400_000  # about 60 Django checkouts' worth of distinct files; a few GB at most
 _CHUNK = 500  # SQLite's bound-parameter limit is 999 on old builds
 # A batch is the blobs one review indexed; its postings are one row per name with the blob ids packed, so a
@@ -40,12 +42,14 @@ class SqliteIndex:
     content leave harmless duplicate postings). A file of another format is deleted, so a format change
     rebuilds the index transparently. Answers cover the blobs this instance was asked about (one review's)."""
 
-    def __init__(self, root: Path, max_blobs: int = DEFAULT_MAX_BLOBS) -> None:
+    def __init__(self, root: Path, max_blobs: int = DEFAULT_MAX_BLOBS, timeout: float = 60.0) -> None:
         self.path = root / f"index-v{INDEX_FORMAT}.sqlite"
         self.max_blobs = max_blobs
+        self.timeout = timeout  # how long a writer waits for another's transaction
         self._local = threading.local()  # one connection per thread: plans are built in worker threads
         self._ids: dict[str, int] = {}  # blob sha -> row id, for the blobs of this review
         self._shas: dict[int, str] = {}
+        self._unstored: dict[str, set[str]] = {}  # name -> blobs, when the store could not be written
         root.mkdir(parents=True, exist_ok=True)
         for old in root.glob("index-v*.sqlite*"):
             if not old.name.startswith(self.path.name):
@@ -54,7 +58,7 @@ class SqliteIndex:
     def _db(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # a crash loses at most recent entries, which are rebuilt
             db.execute("PRAGMA cache_size=-32000")  # 32 MB of pages: a first review writes a large batch
@@ -76,12 +80,30 @@ class SqliteIndex:
             batches.update(batch for _, _, batch in rows)
             found.update(sha for sha, _, _ in rows)
         now = time.time()
-        with db:
-            db.execute("BEGIN IMMEDIATE")
-            db.executemany("UPDATE batches SET used = ? WHERE id = ?", [(now, b) for b in sorted(batches)])
+        try:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany("UPDATE batches SET used = ? WHERE id = ?", [(now, b) for b in sorted(batches)])
+        except sqlite3.OperationalError as exc:  # the use stamp only steers eviction
+            log.warning("context index not updated: %s", exc)
         return found
 
     def add_names(self, entries: Sequence[tuple[str, Iterable[str]]]) -> None:
+        try:
+            self._add_names(entries)
+        except sqlite3.OperationalError as exc:  # a full disk or a lock held too long: this review goes on
+            log.warning("context index not updated: %s", exc)
+            self._remember_unstored(entries)
+
+    def _remember_unstored(self, entries: Sequence[tuple[str, Iterable[str]]]) -> None:
+        """Keep this review's answers in memory when the store cannot take them."""
+        for sha, names in entries:
+            rowid = self._ids.get(sha) or -len(self._shas) - 1
+            self._remember([(sha, rowid)])
+            for name in names:
+                self._unstored.setdefault(name, set()).add(sha)
+
+    def _add_names(self, entries: Sequence[tuple[str, Iterable[str]]]) -> None:
         if not entries:
             return
         db = self._db()
@@ -104,7 +126,7 @@ class SqliteIndex:
         self._evict(db, keep=batch)
 
     def blobs_with(self, name: str) -> list[str]:
-        found: set[str] = set()
+        found: set[str] = set(self._unstored.get(name, ()))
         for (packed,) in self._db().execute("SELECT blobs FROM postings WHERE name = ?", (name,)):
             ids = array("q")
             ids.frombytes(packed)
@@ -122,8 +144,11 @@ class SqliteIndex:
 
     def add_definitions(self, blob: str, definitions: tuple[Definition, ...]) -> None:
         db = self._db()
-        with db:
-            db.execute("UPDATE blobs SET defs = ? WHERE sha = ?", (encode_definitions(definitions), blob))
+        try:
+            with db:
+                db.execute("UPDATE blobs SET defs = ? WHERE sha = ?", (encode_definitions(definitions), blob))
+        except sqlite3.OperationalError as exc:  # only a cache: the next review parses again
+            log.warning("context index not updated: %s", exc)
 
     def count(self) -> int:
         return int(self._db().execute("SELECT count(*) FROM blobs").fetchone()[0])

@@ -83,7 +83,10 @@ class RepoIndex:
                 return None
             text = self.text(path)
             self.parses += 1
-            parsed = self._parsed[path] = parse(path, text) if text is not None else None
+            parsed = parse(path, text) if text is not None else None
+            if parsed is not None:  # definitions are all a base file is asked for: the syntax tree is let go
+                parsed = Parsed(parsed.language, parsed.definitions, None, b"")
+            self._parsed[path] = parsed
             if parsed is not None and self._store is not None and path in self._blobs:
                 self._store.add_definitions(self._blobs[path], parsed.definitions)
         return self._parsed[path]

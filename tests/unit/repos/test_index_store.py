@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -95,3 +96,18 @@ def test_concurrent_workers_share_one_store(tmp_path: Path) -> None:
     everything = [f"{n * 1_000 + i:040x}" for n in range(4) for i in range(100)]
     assert reader.known(everything) == set(everything)  # a review asks about its tree's blobs first
     assert len(reader.blobs_with("shared")) == 400
+
+
+def test_a_store_that_cannot_be_written_does_not_stop_the_review(tmp_path: Path) -> None:
+    store = SqliteIndex(tmp_path / "index", timeout=0.1)
+    store.known([])  # creates the file
+    holder = sqlite3.connect(store.path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another worker holds the write lock for longer than we wait
+    try:
+        files = {"app/calc.py": CALC, "app/report.py": REPORT}
+        index = RepoIndex(_tree(tmp_path / "one", files), lambda p: False, store)
+        assert index.files_with("total") == ["app/calc.py", "app/report.py"]  # answered from memory
+        assert [p for p, _ in index.definitions_of("total", "app/report.py")] == ["app/calc.py"]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
