@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import heapq
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from reviewbot.review.context.analysis import FileChange
@@ -162,12 +162,15 @@ class Selector:
 
     def _occurrences(self, path: str, name: str, limit: int = MAX_OCCURRENCES) -> set[tuple[int, int]]:
         text = self.index.text(path) or ""
-        pattern = re.compile(rf"\b{re.escape(name)}\b")
         ranges: set[tuple[int, int]] = set()
+        if name not in text:
+            return ranges
         line, at = 1, 0
-        for match in pattern.finditer(text):
-            line += text.count("\n", at, match.start())  # counted on from the previous match, not from the top
-            at = match.start()
+        for seen, start in enumerate(_whole_words(text, name)):
+            if seen >= limit * MAX_OCCURRENCES:
+                break  # a name used hundreds of times in one file: the first uses are enough to show
+            line += text.count("\n", at, start)  # counted on from the previous use, not from the top
+            at = start
             ranges.add(self._around(path, line))
             if len(ranges) >= limit:
                 break
@@ -186,3 +189,14 @@ class Selector:
         if end - start <= MAX_BODY_LINES:
             return (start, end)
         return (max(start, line - 15), line + 15) if line != start else (start, start + 30)
+
+
+def _whole_words(text: str, name: str) -> Iterator[int]:
+    """Where `name` stands as a whole word (str.find: a regex with \\b cannot skip ahead by its literal)."""
+    start = 0
+    while (i := text.find(name, start)) != -1:
+        start = i + len(name)
+        before = text[i - 1] if i else " "
+        after = text[start] if start < len(text) else " "
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            yield i
