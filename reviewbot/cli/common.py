@@ -6,12 +6,14 @@ import argparse
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.errors import ConfigError
 from reviewbot.observe.logs import setup_logging
-from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.settings import Settings
+
+if TYPE_CHECKING:
+    from reviewbot.queue.embedded import EmbeddedRedis
 
 Handler = Callable[[argparse.Namespace], int]
 Subparsers = Any  # argparse's _SubParsersAction is private; each family only calls add_parser on it
@@ -26,6 +28,8 @@ def load_settings(*, quiet: bool) -> Settings:
 
 def redis_url(settings: Settings) -> tuple[str, EmbeddedRedis | None]:
     """REDIS_URL when set (it must answer), else the embedded server under the data dir (started or joined)."""
+    from reviewbot.queue.embedded import EmbeddedRedis  # only the commands that need Redis pay for it
+
     if settings.redis_url:
         wait_for_redis(settings.redis_url)
         return settings.redis_url, None

@@ -8,24 +8,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from reviewbot.catalogue import DEFAULT_PRICES
-from reviewbot.errors import ModelQueued
-from reviewbot.inference.factory import model_client
-from reviewbot.inference.memo import MemoryMemo
 from reviewbot.inference.pricing import cost
-from reviewbot.inference.structured import StructuredReviewer
-from reviewbot.inference.verify_request import StructuredVerifier
-from reviewbot.observe.progress import ReviewStatus
-from reviewbot.repos.cache import RepoCache
+from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.repos.localgit import LocalChange, read_local_change
 from reviewbot.review.config import CONFIG_PATH, parse_config, precision, read_options
 from reviewbot.review.context.snapshot import MemorySnapshot
 from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, prepare, run_review
 from reviewbot.review.prompt.plan import Plan
 from reviewbot.review.prompt.sections import PromptInput
-from reviewbot.review.publish.markdown import comment_body, review_body
 from reviewbot.settings import Settings
 from reviewbot.stores import FileStores, branch_layout_key
 
@@ -33,8 +24,7 @@ EXPECTED_COMPLETION_TOKENS = 2_000  # for the dry-run estimate only
 
 
 def review_command(settings: Settings, repo: Path, base: str, head: str, fmt: str, dry_run: bool) -> int:
-    cache = RepoCache(settings.data_dir / "repos", settings.repo_cache_mb * 1_000_000)
-    change = read_local_change(repo, base, head, cache)
+    change = read_local_change(repo, base, head)
     stores = FileStores(settings.data_dir)
     key = branch_layout_key(change.identity, change.branch)
     inp = _input(settings, change, stores, key)
@@ -56,13 +46,24 @@ def _input(settings: Settings, change: LocalChange, stores: FileStores, key: str
                                      changed=[f.path for f in change.diff.files])
     prompt = PromptInput(title=change.title, description=change.description, diff=change.diff,
                          base_files=change.base_files, snapshot=snapshot, options=options,
-                         chars_per_token=stores.calibration(settings.model).chars_per_token, notes=warnings)
+                         chars_per_token=stores.calibration(settings.model).chars_per_token, notes=warnings,
+                         index=SqliteIndex(settings.data_dir / "index") if change.snapshot is not None else None)
     return ReviewInput(prompt=prompt, affinity=affinity_id("local", change.identity, change.branch),
                        previous_layout=stores.load_layout(key),
                        precision=precision(parse_config(snapshot.read(CONFIG_PATH)).config))
 
 
 async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
+    # Imported here: a dry run needs none of the model client, and start-up is what a user waits for.
+    import httpx
+
+    from reviewbot.errors import ModelQueued
+    from reviewbot.inference.factory import model_client
+    from reviewbot.inference.memo import MemoryMemo
+    from reviewbot.inference.structured import StructuredReviewer
+    from reviewbot.inference.verify_request import StructuredVerifier
+    from reviewbot.observe.progress import ReviewStatus
+
     timeout = httpx.Timeout(settings.model_timeout, connect=10.0)
     memo = MemoryMemo()  # answers that came through the provider's queue, replayed on the next pass
     async with httpx.AsyncClient(timeout=timeout) as http:
@@ -89,6 +90,8 @@ def _as_json(result: ReviewResult) -> str:
 
 
 def _as_markdown(result: ReviewResult) -> str:
+    from reviewbot.review.publish.markdown import comment_body, review_body
+
     parts = [review_body(result.report)]
     for anchored in result.report.placement.inline:
         f = anchored.finding
@@ -126,6 +129,9 @@ def _dry_run(settings: Settings, inp: ReviewInput, plan: Plan, fmt: str, branch:
     lines += [f"  in part: {p}: {w}" for p, w in coverage.partial]
     lines += [f"  not reviewed: {p}: {r}" for p, r in coverage.skipped]
     lines += [f"  note: {n}" for n in coverage.notes]
+    if coverage.left_out:
+        lines += ["", f"Related but left out ({len(coverage.left_out)}):"]
+        lines += [f"  {p}: {r}" for p, r in coverage.left_out]
     if inp.previous_layout is None:
         lines += ["", f"expected cache reuse: none (no earlier review of {branch})"]
     else:

@@ -14,13 +14,13 @@ from typing import IO, TYPE_CHECKING
 from reviewbot.cli.common import Subparsers, load_settings, redis_url
 from reviewbot.cli.durations import parse_since
 from reviewbot.errors import ConfigError, RetryableError
-from reviewbot.observe.ledger import Entry, Ledger
-from reviewbot.observe.progress import counting
 from reviewbot.observe.totals import Summary, records_csv, records_json, summarize
 from reviewbot.settings import Settings
 
 if TYPE_CHECKING:
     from rich.table import Table
+
+    from reviewbot.observe.ledger import Entry
 
 
 def add(sub: Subparsers) -> None:
@@ -78,6 +78,9 @@ def usage_command(settings: Settings, redis_url: str, since: str | None, repo: s
 
 async def _read(settings: Settings, redis_url: str, since: float | None, repo: str | None) -> list[Entry]:
     from redis.asyncio import Redis
+
+    from reviewbot.observe.ledger import Ledger
+    from reviewbot.observe.progress import counting  # rich: only when this command runs
 
     redis = Redis.from_url(redis_url, socket_connect_timeout=5)
     try:

@@ -3,20 +3,70 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES
+from reviewbot.review.context.store import git_blob_id
+
+LISTING = "blobs.tsv"  # beside a cached tree: every path and its blob id, written once (the tree never changes)
 
 
 class DirSnapshot:
-    """A cached tree as the engine's Snapshot: sorted relative paths, text reads with a size cap."""
+    """A cached tree as the engine's Snapshot: sorted relative paths, text reads with a size cap, blob ids
+    (hashed once per tree and kept beside it when the tree is a cache entry's `tree` folder)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._paths: list[str] | None = None
+        self._blobs: dict[str, str] | None = None
+        self._listing = root.parent / LISTING if root.name == "tree" else None
+
+    def blob_ids(self) -> Mapping[str, str]:
+        if self._blobs is None:
+            listed = self._read_listing()
+            if listed is None:
+                listed = {}
+                for path in self.paths():
+                    target = os.path.join(self.root, path)
+                    try:
+                        if os.path.islink(target) or os.path.getsize(target) > MAX_TEXT_BYTES:
+                            listed[path] = ""
+                            continue
+                        with open(target, "rb") as f:
+                            listed[path] = git_blob_id(f.read())
+                    except OSError:
+                        listed[path] = ""
+                self._write_listing(listed)
+            self._paths = self._paths or sorted(listed)
+            self._blobs = {p: b for p, b in listed.items() if b}
+        return self._blobs
+
+    def _read_listing(self) -> dict[str, str] | None:
+        if self._listing is None:
+            return None
+        try:
+            lines = self._listing.read_text().split("\n")
+        except OSError:
+            return None
+        if lines[0] != "v1":
+            return None
+        return dict(line.split("\t", 1)[::-1] for line in lines[1:] if line)
+
+    def _write_listing(self, blobs: Mapping[str, str]) -> None:
+        if self._listing is None or any("\n" in p or "\t" in p for p in blobs):
+            return
+        temp = self._listing.with_name(f".{LISTING}.{uuid.uuid4().hex}")
+        try:  # written whole then renamed: concurrent readers see all of it or none
+            temp.write_text("v1\n" + "".join(f"{b}\t{p}\n" for p, b in blobs.items()))
+            os.replace(temp, self._listing)
+        except OSError:
+            temp.unlink(missing_ok=True)
 
     def paths(self) -> Sequence[str]:
+        if self._paths is None and self._listing is not None and self._listing.exists():
+            self.blob_ids()  # the listing names every path: no walk of the tree
         if self._paths is None:
             found: list[str] = []
             for folder, dirs, files in os.walk(self.root):
@@ -27,15 +77,19 @@ class DirSnapshot:
             self._paths = sorted(found)
         return self._paths
 
+    def read_many(self, paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
+        return ((p, self.read(p)) for p in paths)
+
     def read(self, path: str) -> str | None:
         parts = path.split("/")
         if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
             return None
-        target = self.root.joinpath(*parts)
+        target = os.path.join(self.root, path)  # os.path, not pathlib: thousands of reads per review
         try:
-            if target.is_symlink() or target.stat().st_size > MAX_TEXT_BYTES:
+            if os.path.islink(target) or os.path.getsize(target) > MAX_TEXT_BYTES:
                 return None
-            data = target.read_bytes()
+            with open(target, "rb") as f:
+                data = f.read()
         except OSError:
             return None
         if b"\0" in data[:8000]:

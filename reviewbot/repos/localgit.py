@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewbot.errors import ConfigError
-from reviewbot.repos.cache import DirSnapshot, RepoCache
+from reviewbot.repos.gitsnapshot import GitSnapshot
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
 
@@ -44,9 +44,9 @@ def _text(root: Path, *args: str) -> str:
     return git(root, *args).decode("utf-8", errors="replace").strip()
 
 
-def read_local_change(repo: Path, base: str, head: str = "HEAD", cache: RepoCache | None = None) -> LocalChange:
-    """The change a PR from `head` into `base` would show, with the base tree (from `cache`) or, without a
-    cache, the base versions of the touched files."""
+def read_local_change(repo: Path, base: str, head: str = "HEAD", whole_tree: bool = True) -> LocalChange:
+    """The change a PR from `head` into `base` would show, with the whole base tree (read from git's object
+    store as needed) or only the base versions of the touched files."""
     root = Path(_text(repo, "rev-parse", "--show-toplevel"))
     head_sha = _text(root, "rev-parse", "--verify", f"{head}^{{commit}}")
     merge_base = _text(root, "merge-base", base, head_sha)
@@ -61,11 +61,10 @@ def read_local_change(repo: Path, base: str, head: str = "HEAD", cache: RepoCach
     # changing its start (the pull-request text sits after the diff, but its own prefix still caches).
     log = _text(root, "log", "--reverse", "--format=%s%n%n%b", f"{merge_base}..{head_sha}")
     title = log.splitlines()[0] if log else f"Changes on {branch}"
-    if cache is not None:
-        tree = cache.checkout_sync(identity, merge_base, lambda dest: _archive(root, merge_base, dest))
+    if whole_tree:
         return LocalChange(root=root, identity=identity, branch=branch if branch != "HEAD" else head_sha,
                            merge_base=merge_base, head_sha=head_sha, title=title, description=log,
-                           diff=diff, base_files={}, snapshot=DirSnapshot(tree))
+                           diff=diff, base_files={}, snapshot=GitSnapshot(root, merge_base))
     base_files: dict[str, str] = {}
     for file in diff.files:
         if file.status == "added" or file.binary or not file.old_path:
@@ -77,7 +76,3 @@ def read_local_change(repo: Path, base: str, head: str = "HEAD", cache: RepoCach
                        merge_base=merge_base, head_sha=head_sha, title=title, description=log,
                        diff=diff, base_files=base_files)
 
-
-def _archive(root: Path, sha: str, dest: Path) -> None:
-    """`git archive` of the base commit, under one top folder like GitHub's tarballs."""
-    git(root, "archive", "--format=tar", "--prefix=tree/", "-o", str(dest.absolute()), sha)

@@ -46,7 +46,7 @@ class Settings:
                                 "`redis://…`, `rediss://…` or `unix://…`. Unset: an embedded Redis under the data dir.",
                                 shown="unset → embedded")
     data_dir: Path = env("REVIEWBOT_DATA_DIR", p.path, Path(".reviewbot"),
-                         "Embedded Redis data (append-only file) and socket, cached trees, audits.")
+                         "Embedded Redis data (append-only file) and socket, cached trees, the context index, audits.")
     model_base_url: str | None = env(
         "REVIEWBOT_MODEL_BASE_URL", p.base_url, None,
         "Any OpenAI-compatible base; requests go to `{base}/chat/completions`.",

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import defaultdict
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.snapshot import Snapshot
+from reviewbot.review.context.store import BlobSnapshot, IndexStore
 from reviewbot.review.context.symbols import Definition, Parsed, parse
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -19,12 +22,13 @@ _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing"
 _TEST_NAME = re.compile(r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(java|kt|cs)$|_tests?\.rs$)")
 _DEF_BEFORE = re.compile(r"\b(?:def|class|function|func|fn|struct|interface|trait|enum|type|const|let|var|module|"
                          r"static|macro_rules!)\s+(?:\([^)]*\)\s*)?$")
+INDEX_BATCH = 2_000  # files whose names are written to the store together
 MAX_CANDIDATES = 40  # files examined per name, nearest first: a name in hundreds of files is not worth more
 
 
 def is_test(path: str) -> bool:
-    parts = PurePosixPath(path).parts
-    return bool(_TEST_NAME.search(parts[-1])) or any(p in _TEST_DIRS for p in parts[:-1])
+    folders, _, name = path.rpartition("/")
+    return bool(_TEST_NAME.search(name)) or any(p in _TEST_DIRS for p in folders.split("/"))
 
 
 def module_stem(path: str) -> str:
@@ -34,11 +38,20 @@ def module_stem(path: str) -> str:
 
 
 class RepoIndex:
-    """Lazy, per-review caches over a snapshot; every answer is deterministic (sorted paths)."""
+    """Lazy, per-review caches over a snapshot; every answer is deterministic (sorted paths).
 
-    def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool]) -> None:
+    With a store and a snapshot that knows blob ids, names and definitions come from the store: a review
+    reads and parses only the file contents no earlier review has seen.
+    """
+
+    def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool], store: IndexStore | None = None) -> None:
         self.snapshot = snapshot
         self._skip = skip
+        self._store = store if isinstance(snapshot, BlobSnapshot) else None
+        self._blobs: dict[str, str] = {}  # path -> blob id (stored mode)
+        self._paths_of: defaultdict[str, list[str]] = defaultdict(list)  # blob id -> paths
+        self._with: dict[str, list[str]] = {}
+        self._built = False
         self._texts: dict[str, str | None] = {}
         self._parsed: dict[str, Parsed | None] = {}
         self._postings: dict[str, list[str]] | None = None
@@ -54,15 +67,71 @@ class RepoIndex:
             self._texts[path] = self.snapshot.read(path)
         return self._texts[path]
 
+    def prefetch(self, paths: list[str]) -> None:
+        """Read these files in one go when the snapshot can (one round trip to git instead of one each)."""
+        missing = [p for p in paths if p not in self._texts]
+        if len(missing) > 1 and isinstance(self.snapshot, BlobSnapshot):
+            self._texts.update(self.snapshot.read_many(missing))
+            self._texts.update((p, None) for p in missing if p not in self._texts)
+
     def parsed(self, path: str, *, force: bool = False) -> Parsed | None:
         """A file's definitions; None past the parse allowance (unless forced: the changed files themselves)."""
+        if path not in self._parsed and self._ensure():
+            self._stored([path])
         if path not in self._parsed:
             if self.parses >= MAX_PARSES and not force:
                 return None
             text = self.text(path)
             self.parses += 1
-            self._parsed[path] = parse(path, text) if text is not None else None
+            parsed = parse(path, text) if text is not None else None
+            if parsed is not None:  # definitions are all a base file is asked for: the syntax tree is let go
+                parsed = Parsed(parsed.language, parsed.definitions, None, b"")
+            self._parsed[path] = parsed
+            if parsed is not None and self._store is not None and path in self._blobs:
+                self._store.add_definitions(self._blobs[path], parsed.definitions)
         return self._parsed[path]
+
+    def _ensure(self) -> bool:
+        """Whether the store answers; its first use indexes the blobs it lacks."""
+        if self._store is None or not isinstance(self.snapshot, BlobSnapshot):
+            return False
+        if not self._built:
+            self._built = True
+            self._build_stored(self._store, self.snapshot)
+        return True
+
+    def _stored(self, paths: list[str]) -> None:
+        """Definitions of these files from the store, for those parsed by an earlier review: no parse needed."""
+        if self._store is None:
+            return
+        wanted = [p for p in paths if p not in self._parsed and p in self._blobs]
+        found = self._store.definitions([self._blobs[p] for p in wanted]) if wanted else {}
+        for path in wanted:
+            if (defs := found.get(self._blobs[path])) is not None:
+                self._parsed[path] = Parsed(language_for(path), defs, None, b"")
+
+    def _build_stored(self, store: IndexStore, snapshot: BlobSnapshot) -> None:
+        """Index the blobs the store has not seen; the rest is answered by the store."""
+        for path, blob in snapshot.blob_ids().items():
+            if not self._skip(path):
+                self._blobs[path] = blob
+                self._paths_of[blob].append(path)
+        known = store.known(self._paths_of)
+        new: list[tuple[str, set[str]]] = []
+        total = 0
+        unseen = [paths[0] for blob, paths in self._paths_of.items() if blob not in known]
+        for path, text in snapshot.read_many(unseen):  # read once, not kept: memory stays flat
+            if text is None or len(text) > MAX_INDEXED_FILE_CHARS:
+                new.append((self._blobs[path], set()))
+                continue
+            total += len(text)
+            if total > MAX_INDEXED_CHARS:
+                break  # the next review goes on from here
+            new.append((self._blobs[path], set(IDENT.findall(text))))
+            if len(new) >= INDEX_BATCH:
+                store.add_names(new)  # in batches: a first review of a large repository holds one at a time
+                new = []
+        store.add_names(new)
 
     def _build(self) -> dict[str, list[str]]:
         postings: defaultdict[str, list[str]] = defaultdict(list)
@@ -82,9 +151,18 @@ class RepoIndex:
 
     def files_with(self, name: str) -> list[str]:
         """Indexed files whose text contains the identifier `name` (in path order)."""
+        if self._ensure():
+            assert self._store is not None
+            if name not in self._with:
+                self._with[name] = sorted(p for b in self._store.blobs_with(name) for p in self._paths_of.get(b, ()))
+            return self._with[name]
         if self._postings is None:
             self._postings = self._build()
         return self._postings.get(name, [])
+
+    def nearest(self, paths: list[str], near: str, count: int) -> list[str]:
+        """The `count` paths closest to `near` in the tree (ties by path): a top-k, not a sort of them all."""
+        return heapq.nsmallest(count, paths, key=lambda p: (-shared_prefix(p, near), p))
 
     def definitions_of(self, name: str, near: str, limit: int = 12) -> list[tuple[str, Definition]]:
         """Where `name` is defined, nearest to `near` first; candidates are pre-screened by text before parsing."""
@@ -94,14 +172,17 @@ class RepoIndex:
         return self._definitions[key]
 
     def _find_definitions(self, name: str, near: str, limit: int) -> list[tuple[str, Definition]]:
-        candidates = sorted(self.files_with(name), key=lambda p: (-shared_prefix(p, near), p))[:MAX_CANDIDATES]
+        candidates = self.nearest(self.files_with(name), near, MAX_CANDIDATES)
+        self._stored(candidates)
+        self.prefetch([p for p in candidates if p not in self._parsed])
         found: list[tuple[str, Definition]] = []
         for path in candidates:
             if len(found) >= limit:
                 break
-            text = self.text(path) or ""
-            if language_for(path) not in ("java", "c", "cpp") and not looks_defined(text, name):
-                continue
+            if path not in self._parsed:
+                text = self.text(path) or ""
+                if language_for(path) not in ("java", "c", "cpp") and not looks_defined(text, name):
+                    continue
             parsed = self.parsed(path)
             if parsed is None:
                 continue
@@ -132,8 +213,15 @@ def tested_stem(path: str) -> str:
 
 def shared_prefix(a: str, b: str) -> int:
     """How many leading directories two paths share: a cheap measure of how close two files are."""
+    return _shared_dirs(a.rpartition("/")[0], b.rpartition("/")[0])
+
+
+@lru_cache(maxsize=65_536)
+def _shared_dirs(a: str, b: str) -> int:
+    if not a or not b:
+        return 0
     count = 0
-    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+    for x, y in zip(a.split("/"), b.split("/"), strict=False):
         if x != y:
             break
         count += 1

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import builtins
+import heapq
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from reviewbot.review.context.analysis import FileChange
@@ -48,6 +49,7 @@ class Selector:
         self.changes = changes
         self.changed_paths = {c.file.path for c in changes} | {c.file.old_path for c in changes if c.file.old_path}
         self._picks: dict[str, Pick] = {}
+        self.left_out: dict[str, str] = {}  # path -> why it was related, for files past a per-name or total cap
 
     def add(self, path: str, strength: float, reason: str, ranges: Iterable[tuple[int, int]] = ()) -> None:
         pick = self._picks.get(path)
@@ -62,7 +64,10 @@ class Selector:
         for pick in self._picks.values():
             extra = sorted((s for s, _ in pick.reasons), reverse=True)[1:]
             pick.strength += 0.1 * sum(extra[:5])  # several relations to one file add up, a little
-        return sorted(self._picks.values(), key=lambda p: (-p.strength, p.path))[:MAX_PICKS]
+        ranked = sorted(self._picks.values(), key=lambda p: (-p.strength, p.path))
+        for pick in ranked[MAX_PICKS:]:
+            self.left_out.setdefault(pick.path, f"{pick.reason} (below the {MAX_PICKS} strongest relations)")
+        return ranked[:MAX_PICKS]
 
     def select(self) -> list[Pick]:
         for change in self.changes:
@@ -95,14 +100,26 @@ class Selector:
             files = [p for p in self.index.files_with(name) if p != (change.file.old_path or change.file.path)]
             if changed.how == "body" and len(files) > 20:
                 continue  # a body change of a ubiquitous name: callers are not worth the tokens
-            stem = module_stem(change.file.path)
             ambiguity = 1.0 if len(files) <= 8 else (8 / len(files)) ** 0.5
-            files.sort(key=lambda p: (stem not in (self.index.text(p) or ""),
-                                      -shared_prefix(p, change.file.path), p))
             what = "value" if changed.kind == "constant" and changed.how == "signature" else _WHAT[changed.how]
-            for path in files[:MAX_FILES_PER_NAME]:
-                self.add(path, strength * ambiguity, f"uses `{name}`, whose {what} this pull request changes",
-                         self._occurrences(path, name))
+            reason = f"uses `{name}`, whose {what} this pull request changes"
+            first = self._callers_first(files, change.file.path)
+            self.index.prefetch(first)
+            for path in first:
+                self.add(path, strength * ambiguity, reason, self._occurrences(path, name))
+            if changed.how != "body" and len(files) > len(first):
+                shown = set(first)
+                for path in files:
+                    if path not in shown and path not in self.changed_paths:
+                        self.left_out.setdefault(path, f"{reason} ({len(files)} files use it; the "
+                                                       f"{MAX_FILES_PER_NAME} likeliest callers are included)")
+
+    def _callers_first(self, files: list[str], changed: str) -> list[str]:
+        """The likeliest callers: files that name the changed module (its stem, as an identifier: what an
+        import of it spells), then the nearest in the tree. A top-k over the index, no file text read."""
+        importers = set(self.index.files_with(module_stem(changed)))
+        return heapq.nsmallest(MAX_FILES_PER_NAME, files,
+                               key=lambda p: (p not in importers, -shared_prefix(p, changed), p))
 
     def _forward(self, change: FileChange) -> None:
         """Definitions of what the new code calls or names: functions, types, constants."""
@@ -148,10 +165,15 @@ class Selector:
 
     def _occurrences(self, path: str, name: str, limit: int = MAX_OCCURRENCES) -> set[tuple[int, int]]:
         text = self.index.text(path) or ""
-        pattern = re.compile(rf"\b{re.escape(name)}\b")
         ranges: set[tuple[int, int]] = set()
-        for match in pattern.finditer(text):
-            line = text.count("\n", 0, match.start()) + 1
+        if name not in text:
+            return ranges
+        line, at = 1, 0
+        for seen, start in enumerate(_whole_words(text, name)):
+            if seen >= limit * MAX_OCCURRENCES:
+                break  # a name used hundreds of times in one file: the first uses are enough to show
+            line += text.count("\n", at, start)  # counted on from the previous use, not from the top
+            at = start
             ranges.add(self._around(path, line))
             if len(ranges) >= limit:
                 break
@@ -170,3 +192,14 @@ class Selector:
         if end - start <= MAX_BODY_LINES:
             return (start, end)
         return (max(start, line - 15), line + 15) if line != start else (start, start + 30)
+
+
+def _whole_words(text: str, name: str) -> Iterator[int]:
+    """Where `name` stands as a whole word (str.find: a regex with \\b cannot skip ahead by its literal)."""
+    start = 0
+    while (i := text.find(name, start)) != -1:
+        start = i + len(name)
+        before = text[i - 1] if i else " "
+        after = text[start] if start < len(text) else " "
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            yield i

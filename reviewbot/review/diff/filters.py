@@ -113,11 +113,12 @@ def exclusion(file: FileDiff, attributes: Attributes, spec: GitIgnoreSpec | None
 
 def path_reason(path: str, attributes: Attributes, spec: GitIgnoreSpec | None) -> str | None:
     """Why a path is never worth reading (for the diff and for context alike), or None."""
-    pure = PurePosixPath(path)
-    name, suffix = pure.name, pure.suffix.lower()
+    folders, _, name = path.rpartition("/")  # string operations: this runs for every path of the tree
+    dot = name.rfind(".")
+    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
     if spec is not None and spec.match_file(path):
         return "ignored by the repository's configuration"
-    if vendored_dir := next((part for part in pure.parts[:-1] if part in VENDORED_DIRS), None):
+    if vendored_dir := next((part for part in folders.split("/") if part in VENDORED_DIRS), None):
         return f"vendored ({vendored_dir}/)"
     if attributes.value(path, "linguist-vendored"):
         return "vendored (linguist-vendored in .gitattributes)"

@@ -48,7 +48,7 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     attributes = Attributes({p: snapshot.read(p) or "" for p in snapshot.paths()
                              if p == ".gitattributes" or p.endswith("/.gitattributes")})
     spec = GitIgnoreSpec.from_lines(list(options.ignore)) if options.ignore else None
-    index = RepoIndex(snapshot, lambda p: path_reason(p, attributes, spec) is not None)
+    index = RepoIndex(snapshot, lambda p: path_reason(p, attributes, spec) is not None, inp.index)
     screened = screen(inp.diff.files, lambda f: index.text(f.old_path) if f.old_path else None, attributes,
                       options.ignore)
 
@@ -68,7 +68,8 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     changes = [analyze(f, index.text(f.old_path) if f.old_path else None,
                        index.parsed(f.old_path, force=True) if f.old_path else None)
                for f in [f for f in screened.kept if f.path in shown][:MAX_ANALYZED]]
-    picks = Selector(index, changes).select()
+    selector = Selector(index, changes)
+    picks = selector.select()
     skipped = ([(x.path, x.reason) for x in screened.excluded] + over_budget
                + [(p.path, p.reason) for p in inp.diff.problems])
     omitted = _omissions(skipped)
@@ -76,7 +77,17 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     spans = {f.old_path: tuple((h.old_start, h.old_start + max(h.old_len, 1) - 1) for h in f.hunks)
              for f in screened.kept if f.old_path and f.path in {e.path for e in entries if e.partial is None}}
     chosen = context_blocks(picks, index, previous, left, cpt, index.is_skipped, spans)
-    return _finish(inp, fixed, chosen, entries, skipped, omitted, previous, cpt, len(changes))
+    return _finish(inp, fixed, chosen, entries, skipped, omitted, previous, cpt, len(changes),
+                   _left_out(chosen, selector.left_out))
+
+
+def _left_out(chosen: Chosen, capped: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """Related files the prompt does not show, with why they were related: weakly related, past the budget, or
+    past the cap on callers per name (which the selection never turned into candidates)."""
+    shown = {b.spec.path for b in (*chosen.early, *chosen.late)}
+    out = dict(chosen.left_out)
+    out.update({p: r for p, r in capped.items() if p not in shown and p not in out})
+    return tuple(sorted(out.items()))
 
 
 def _omissions(skipped: list[tuple[str, str]]) -> str:
@@ -90,7 +101,7 @@ def _omissions(skipped: list[tuple[str, str]]) -> str:
 
 def _finish(inp: PromptInput, fixed: list[Section], chosen: Chosen, entries: list[DiffEntry],
             skipped: list[tuple[str, str]], omitted: str, previous: Layout | None, cpt: float,
-            analyzed: int) -> Plan:
+            analyzed: int, left_out: tuple[tuple[str, str], ...] = ()) -> Plan:
     system, guide, pr, notes = fixed
     early, late = chosen.early, chosen.late
     context_text = f"{CONTEXT_HEADER}\n\n" + "\n\n".join(b.text for b in early) if early else ""
@@ -123,8 +134,7 @@ def _finish(inp: PromptInput, fixed: list[Section], chosen: Chosen, entries: lis
         skipped=tuple(skipped),
         context=tuple((b.spec.path, b.spec.reason + b.note, b.tokens) for b in blocks),
         sections=tuple((s.name, s.tokens) for s in sections),
-        notes=tuple(notes_list),
-        left_out=tuple(chosen.left_out))
+        notes=tuple(notes_list), left_out=left_out)
     prompt = Prompt(sections=sections, skipped=tuple(p for p, _ in skipped))
     return Plan(prompt=prompt, coverage=coverage, layout=layout,
                 reuse_tokens=shared_prefix_tokens(previous, digests))

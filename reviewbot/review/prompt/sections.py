@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from reviewbot.review.context.options import DEFAULT_PROMPT_BUDGET, ContextOptions
 from reviewbot.review.context.snapshot import Snapshot
+from reviewbot.review.context.store import IndexStore
 from reviewbot.review.diff.parse import ParsedDiff
 from reviewbot.review.findings.schema import REVIEW_SCHEMA
 
@@ -88,6 +89,7 @@ class PromptInput:
     options: ContextOptions = field(default_factory=ContextOptions)
     chars_per_token: float = CHARS_PER_TOKEN
     notes: tuple[str, ...] = ()  # for the coverage report: configuration warnings and the like
+    index: IndexStore | None = None  # names and definitions kept between reviews (per file content)
 
 
 @dataclass(frozen=True)

@@ -138,10 +138,10 @@ def test_annotations_mirror_right_side_findings() -> None:
 def test_an_annotation_message_fits_githubs_64_kb_in_bytes_not_characters() -> None:
     # 60,000 characters of CJK text are 180,000 bytes: GitHub would refuse the whole check run update.
     body = "数据" * 30_000 + "!"
-    [annotation] = plan(report_for(make(body=body)), DIFF, head_sha="h", config=RepoConfig()).annotations
+    [annotation] = plan(report_for(make(body=body)), DIFF, head_sha="h", key=KEY, config=RepoConfig()).annotations
     message = annotation["message"]
     assert 63_000 < len(message.encode()) <= 64_000 and body.startswith(message)
-    [short] = plan(report_for(make(body="ünïcode")), DIFF, head_sha="h", config=RepoConfig()).annotations
+    [short] = plan(report_for(make(body="ünïcode")), DIFF, head_sha="h", key=KEY, config=RepoConfig()).annotations
     assert short["message"] == "ünïcode"
 
 

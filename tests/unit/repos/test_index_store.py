@@ -1,0 +1,113 @@
+"""The context index outlives a review: a second review parses only new contents and picks the same context."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+from reviewbot.repos.dirsnapshot import LISTING, DirSnapshot
+from reviewbot.repos.index_store import SqliteIndex
+from reviewbot.review.context.index import RepoIndex
+from reviewbot.review.context.store import INDEX_FORMAT, git_blob_id
+from tests.context_helpers import context_text, plan_for
+
+CALC = "def total(items):\n    return sum(i.price for i in items)\n"
+REPORT = "from app.calc import total\n\n\ndef monthly(orders):\n    return total(orders)\n"
+BILLING = "from app.calc import total\n\n\ndef bill(orders):\n    return total(orders) * 2\n"
+
+
+def _tree(root: Path, files: dict[str, str]) -> DirSnapshot:
+    tree = root / "tree"  # laid out as a repository-cache entry, so the blob listing is kept beside it
+    for path, text in files.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text)
+    return DirSnapshot(tree)
+
+
+def test_blob_ids_are_gits_and_the_listing_is_written_once(tmp_path: Path) -> None:
+    snapshot = _tree(tmp_path / "a", {"app/calc.py": CALC})
+    assert snapshot.blob_ids() == {"app/calc.py": git_blob_id(CALC.encode())}
+    assert git_blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"  # `git hash-object`
+    assert (tmp_path / "a" / LISTING).exists()
+    again = DirSnapshot(tmp_path / "a" / "tree")
+    assert list(again.paths()) == ["app/calc.py"] and again.blob_ids() == snapshot.blob_ids()
+
+
+def test_a_second_review_parses_only_the_contents_it_has_not_seen(tmp_path: Path) -> None:
+    store = SqliteIndex(tmp_path / "index")
+    files = {"app/calc.py": CALC, "app/report.py": REPORT, "app/billing.py": BILLING}
+    first = RepoIndex(_tree(tmp_path / "one", files), lambda p: False, store)
+    assert first.files_with("total") == ["app/billing.py", "app/calc.py", "app/report.py"]
+    assert [p for p, _ in first.definitions_of("total", "app/report.py")] == ["app/calc.py"]
+    assert first.parses == 1
+
+    # The next commit changes one caller: names come from the store, only the new content is read.
+    changed = {**files, "app/billing.py": "def bill(orders):\n    return sum(orders)\n"}
+    second = RepoIndex(_tree(tmp_path / "two", changed), lambda p: False, store)
+    assert second.files_with("total") == ["app/calc.py", "app/report.py"]  # billing no longer calls it
+    assert [p for p, _ in second.definitions_of("total", "app/report.py")] == ["app/calc.py"]
+    assert second.parses == 0  # calc.py's definitions were kept from the first review
+
+
+def test_the_plan_is_the_same_with_and_without_the_index(tmp_path: Path) -> None:
+    base = {"app/calc.py": CALC, "app/report.py": REPORT, "app/other.py": "def other():\n    return 1\n"}
+    head = {**base, "app/calc.py": CALC.replace("(items)", "(items, tax_rate)")}
+    plain = plan_for(base, head)
+    store = SqliteIndex(tmp_path / "index")
+    for _ in range(2):  # cold, then warm from the store
+        indexed = plan_for(base, head, index=store)
+        assert context_text(indexed) == context_text(plain)
+        assert indexed.coverage.context == plain.coverage.context
+    assert "return total(orders)" in context_text(plain)
+
+
+def test_a_store_of_another_format_is_rebuilt_and_size_is_bounded(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    root.mkdir()
+    (root / f"index-v{INDEX_FORMAT - 1}.sqlite").write_bytes(b"an older layout")
+    store = SqliteIndex(root, max_blobs=50)
+    assert not (root / f"index-v{INDEX_FORMAT - 1}.sqlite").exists()
+    for review in range(12):  # each review indexes ten new contents
+        store.add_names([(f"{review * 10 + i:040x}", {"name", f"n{review * 10 + i}"}) for i in range(10)])
+    assert store.count() <= 50
+    assert store.blobs_with("n119") == [f"{119:040x}"] and store.blobs_with("n0") == []  # the oldest went first
+    assert store.known([f"{0:040x}", f"{119:040x}"]) == {f"{119:040x}"}  # an evicted content is indexed anew
+
+
+def test_concurrent_workers_share_one_store(tmp_path: Path) -> None:
+    errors: list[BaseException] = []
+
+    def worker(offset: int) -> None:
+        try:
+            store = SqliteIndex(tmp_path / "index")  # each worker process opens its own
+            for batch in range(10):
+                store.add_names([(f"{offset + batch * 10 + i:040x}", {"shared", f"w{offset}"}) for i in range(10)])
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n * 1_000,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    reader = SqliteIndex(tmp_path / "index")
+    everything = [f"{n * 1_000 + i:040x}" for n in range(4) for i in range(100)]
+    assert reader.known(everything) == set(everything)  # a review asks about its tree's blobs first
+    assert len(reader.blobs_with("shared")) == 400
+
+
+def test_a_store_that_cannot_be_written_does_not_stop_the_review(tmp_path: Path) -> None:
+    store = SqliteIndex(tmp_path / "index", timeout=0.1)
+    store.known([])  # creates the file
+    holder = sqlite3.connect(store.path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another worker holds the write lock for longer than we wait
+    try:
+        files = {"app/calc.py": CALC, "app/report.py": REPORT}
+        index = RepoIndex(_tree(tmp_path / "one", files), lambda p: False, store)
+        assert index.files_with("total") == ["app/calc.py", "app/report.py"]  # answered from memory
+        assert [p for p, _ in index.definitions_of("total", "app/report.py")] == ["app/calc.py"]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
