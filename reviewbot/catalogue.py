@@ -117,18 +117,9 @@ def parse_prices(raw: str) -> dict[str, Price]:
     return prices
 
 
-# Which models read images (OpenAI `image_url` content parts). K2.5: `vision: "true"` in the Workers AI model
-# JSON; K2.6 and K2.7-code: the model cards (MoonViT encoder, image-text-to-text); the Workers AI catalogue's own
-# flag for K2.7-code is not verified. REVIEWBOT_VISION=on|off overrides this table.
-VISION: dict[str, bool] = {
-    "@cf/moonshotai/kimi-k2.5": True,
-    "@cf/moonshotai/kimi-k2.6": True,
-    "@cf/moonshotai/kimi-k2.7-code": True,
-}
-
-
 def supports_vision(model: str, override: str = "auto") -> bool:
-    """Whether to send images to `model`: the override when it is on or off, else the table (unknown: no)."""
+    """Whether to send images to `model`: REVIEWBOT_VISION when it is on or off, else the published `vision`
+    property of the model (unknown models: no)."""
     if override in ("on", "off"):
         return override == "on"
-    return VISION.get(model, False)
+    return capabilities(model).vision

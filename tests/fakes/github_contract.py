@@ -28,7 +28,7 @@ SPEC_PATH = Path(__file__).resolve().parents[2] / "specs" / "github" / "rest-sub
 _GENERIC_MEDIA = re.compile(r"\*/\*|application/json|application/vnd\.github(\.v3)?(\+json)?"
                             r"|application/vnd\.github\.[a-z0-9-]+-preview(\+json)?")
 _CUSTOM_MEDIA = re.compile(r"application/vnd\.github\.[a-z0-9.+-]*[a-z0-9+]")
-NOT_REST = ("/graphql", "/_codeload/")  # GraphQL is checked against its own schema; codeload is not the API
+NOT_REST = ("/graphql", "/_codeload/", "/user-attachments/")  # GraphQL has its own schema; these are not the API
 
 
 @dataclass(frozen=True)

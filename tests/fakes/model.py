@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from tests.fakes.contract import CONTRACTS
+from tests.fakes.contract import CONTRACTS, Contract
 
 _CACHE_BLOCK_TOKENS = 64
 _CHARS_PER_TOKEN = 4
@@ -224,6 +224,9 @@ class FakeModel:
             self.latency = 0.0  # seconds every chat answer takes, on top of scripted delays (load tests)
             # A greedy model: these tool calls answer every unscripted request that lets it call tools.
             self.greedy_tool_calls: list[dict[str, Any]] | None = None
+            # Models the catalogue does not pin, answered as if they were the pinned model named (a test's
+            # text-only or unknown model): their requests are still checked, against that model's schemas.
+            self.stand_ins: dict[str, str] = {}
             # Breaches of the pinned Workers AI schemas: "request: ..." by the client, "response: ..." by us.
             self.violations: list[str] = []
 
@@ -338,13 +341,16 @@ class FakeModel:
         return _envelope({"responses": [{"id": 0, "result": completion, "success": True}],
                           "usage": completion["usage"]})
 
+    def _contract(self, model: str) -> Contract | None:
+        return CONTRACTS.get(model) or CONTRACTS.get(self.stand_ins.get(model, ""))
+
     def _violate(self, what: str) -> None:
         with self._lock:
             self.violations.append(what)
 
     def _check_request(self, model: str, body: Any) -> Response | None:
         """None when `body` fits the model's pinned input schema; else the 400 Workers AI would answer."""
-        contract = CONTRACTS.get(model)
+        contract = self._contract(model)
         if contract is None:
             self._violate(f"request: no pinned schema for model {model!r}")
             return _cloudflare_error(400, 5007, f"No such model {model} or task")
@@ -400,7 +406,7 @@ class FakeModel:
             "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}],
             "usage": self._usage(body, reply.content, affinity),
         }
-        if (contract := CONTRACTS.get(body["model"])) is not None:
+        if (contract := self._contract(str(body["model"]))) is not None:
             for error in contract.response_errors(completion):
                 self._violate(f"response for {body['model']}: {error}")
         with self._lock:

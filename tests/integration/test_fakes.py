@@ -515,15 +515,16 @@ def chat(
     headers = {"Authorization": f"Bearer {token}"}
     if affinity is not None:
         headers["x-session-affinity"] = affinity
-    body = {"model": "@cf/qwen/qwen3-30b", "messages": messages}
+    body = {"model": "@cf/moonshotai/kimi-k2.6", "messages": messages}
     return httpx.post(f"{model.url}{prefix}/chat/completions", headers=headers, json=body)
 
 
 def test_model_answers_from_script_then_default(fake_model: FakeModel) -> None:
     fake_model.script_reply("first", reasoning="thinking")
     answer = chat(fake_model, [{"role": "user", "content": "hi"}]).json()
-    assert answer["object"] == "chat.completion" and answer["model"] == "@cf/qwen/qwen3-30b"
-    assert answer["choices"][0]["message"] == {"role": "assistant", "content": "first", "reasoning_content": "thinking"}
+    assert answer["object"] == "chat.completion" and answer["model"] == "@cf/moonshotai/kimi-k2.6"
+    assert answer["choices"][0]["message"] == {"role": "assistant", "content": "first", "reasoning_content": "thinking",
+                                               "refusal": None}  # the published output schema requires `refusal`
     fallback = chat(fake_model, [{"role": "user", "content": "hi"}], prefix="").json()
     assert fallback["choices"][0]["message"]["content"] == findings_json([])
     assert fallback["usage"]["completion_tokens"] == -(-len(findings_json([])) // 4)
@@ -570,7 +571,7 @@ def test_model_scripted_error_and_delay(fake_model: FakeModel) -> None:
 async def test_model_works_from_async_tests_and_streams(fake_model: FakeModel) -> None:
     fake_model.script_reply("a streamed answer that spans several chunks")
     body = {
-        "model": "m",
+        "model": "@cf/moonshotai/kimi-k2.6",
         "messages": [{"role": "user", "content": "x"}],
         "stream": True,
         "stream_options": {"include_usage": True},

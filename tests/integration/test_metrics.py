@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from reviewbot.catalogue import DEFAULT_PRICES
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.settings import Settings
 from reviewbot.webhooks.server import create_app
@@ -18,7 +19,7 @@ from tests.fakes.server import ServedApp
 from tests.helpers import HEAD_CALC, bug_finding, deliver, open_pull, payload
 from tests.observe_helpers import scrape, served_totals, value, worker_in_another_process
 
-MODEL = "@cf/moonshotai/kimi-k2.5"
+MODEL = "@cf/moonshotai/kimi-k2.6"  # the default model, which serves its own requests
 
 
 def test_metrics_after_two_reviews_by_a_worker_in_another_process(
@@ -52,7 +53,9 @@ def test_metrics_after_two_reviews_by_a_worker_in_another_process(
         assert value(samples, "reviewbot_model_tokens_total", **at, kind=kind) == truth[kind], kind
     assert truth["cached"] > 0  # the re-review after the push hit the provider's cache
     assert value(samples, "reviewbot_model_cost_usd_total", **at) == pytest.approx(truth["cost"])
-    assert value(samples, "reviewbot_cache_savings_usd_total", **at) == pytest.approx(truth["cached"] * 0.5 / 1e6)
+    price = DEFAULT_PRICES[MODEL]  # a cached token saves the difference between the two input prices
+    saved = truth["cached"] * (price.input - price.cached_input) / 1e6
+    assert value(samples, "reviewbot_cache_savings_usd_total", **at) == pytest.approx(saved)
     assert value(samples, "reviewbot_cache_hit_ratio", model=MODEL) == pytest.approx(truth["cached"] / truth["prompt"])
     last_token = [w for key, w in fake_github.rate_windows.items() if key.startswith("token:")][-1]
     assert value(samples, "reviewbot_github_rate_limit_remaining", installation=str(INSTALLATION)) == \

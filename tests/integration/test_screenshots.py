@@ -82,8 +82,9 @@ async def test_a_github_hosted_screenshot_reaches_a_vision_model_and_a_foreign_o
 async def test_a_model_without_vision_gets_no_image_and_nothing_is_downloaded(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel,
         foreign: tuple[str, list[str]]) -> None:
-    settings = Settings.from_mapping({**env, "GITHUB_URL": fake_github.base_url,
-                                      "REVIEWBOT_MODEL": "@cf/meta/llama-3.3-70b-instruct-fp8-fast"})
+    text_only = "@cf/meta/llama-3.3-70b-instruct-fp8-fast"  # not in the catalogue: no vision assumed
+    fake_model.stand_ins[text_only] = "@cf/moonshotai/kimi-k2.6"
+    settings = Settings.from_mapping({**env, "GITHUB_URL": fake_github.base_url, "REVIEWBOT_MODEL": text_only})
     await review(web, settings, redis_url, describe_pr(fake_github, foreign[0]))
     [request] = fake_model.review_requests()
     assert image_parts(request.json) == [] and isinstance(request.json["messages"][1]["content"], str)
