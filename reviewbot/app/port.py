@@ -163,6 +163,20 @@ class GitHubPort:
             url, params, pages = next_link(headers.get("link", "")), None, pages + 1
         return None
 
+    async def suite_external_ids(self, repo: str, suite_id: int, name: str) -> list[str]:
+        """The `external_id` of every check run called `name` in a check suite (all pages)."""
+        url: str | None = f"/repos/{_q(repo)}/check-suites/{int(suite_id)}/check-runs"
+        params: dict[str, Any] | None = {"check_name": name, "filter": "all", "per_page": 100}
+        found: list[str] = []
+        pages = 0
+        while url is not None and pages < MAX_CHECK_RUN_PAGES:
+            headers, data = await self._http.request("GET", url, what=f"GET suite {suite_id} check runs",
+                                                     params=params)
+            runs = data.get("check_runs") if isinstance(data, dict) else None
+            found += [str(r.get("external_id") or "") for r in runs or [] if isinstance(r, dict)]
+            url, params, pages = next_link(headers.get("link", "")), None, pages + 1
+        return found
+
     async def update_check_run(self, repo: str, check_run_id: int, body: dict[str, Any]) -> None:
         await self._send("PATCH", f"PATCH check run {check_run_id}",
                          f"/repos/{_q(repo)}/check-runs/{int(check_run_id)}", body)

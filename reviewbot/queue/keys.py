@@ -9,6 +9,7 @@ PREFIX = "reviewbot"
 REVIEW_FUNCTION = "review_pull_request"
 COMMAND_FUNCTION = "handle_command"
 CONVERSATION_FUNCTION = "answer_thread"
+SUITE_FUNCTION = "rerun_suite"
 # GitHub keeps deliveries, and lets them be redelivered, for 7 days: ids and reviewed SHAs are kept a day longer.
 DELIVERY_TTL = 8 * 86_400
 STATE_TTL = 30 * 86_400
@@ -25,6 +26,10 @@ def command_job_id(repo: str, comment_id: int) -> str:
 
 def conversation_job_id(repo: str, comment_id: int) -> str:
     return f"{PREFIX}:conversation:{repo}:{comment_id}"
+
+
+def suite_job_id(repo: str, suite_id: int) -> str:
+    return f"{PREFIX}:suite:{repo}:{suite_id}"
 
 
 def conversation_count_key(scope: str, day: str) -> str:

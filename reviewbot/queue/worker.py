@@ -32,6 +32,7 @@ from reviewbot.queue.observed import observed
 from reviewbot.queue.review_job import review_pull_request
 from reviewbot.queue.slots import InstallationSlots
 from reviewbot.queue.steady import SteadyWorker
+from reviewbot.queue.suite_job import rerun_suite
 from reviewbot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -122,7 +123,8 @@ def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, hand
                    func(observed(handle_command, "command"), name=keys.COMMAND_FUNCTION, max_tries=10_000),
                    # observed(..., "conversation"): each answer's cost is a `conversation` ledger record
                    func(observed(answer_thread, "conversation"), name=keys.CONVERSATION_FUNCTION,
-                        max_tries=10_000)],
+                        max_tries=10_000),
+                   func(observed(rerun_suite, "suite"), name=keys.SUITE_FUNCTION, max_tries=5)],
         redis_settings=redis_settings(redis_url),
         on_startup=startup,
         on_shutdown=shutdown,

@@ -37,6 +37,7 @@ class Rerun:
     head_sha: str
     numbers: tuple[int, ...]  # empty when GitHub names no pull request (a check suite of a fork's PR)
     full: bool
+    suite_id: int | None = None  # a check suite's id: its check runs name their pull request in `external_id`
 
 
 @dataclass(frozen=True)
@@ -132,8 +133,10 @@ def _check_suite(payload: dict[str, Any]) -> Decision:
     if payload.get("action") != "rerequested":
         return Ignored(f"check_suite action {payload.get('action')!r} is not handled")
     suite = _field(payload, "check_suite", dict)
+    suite_id = suite.get("id")
     return Rerun(installation_id=_installation(payload), repo=_repo(payload),
-                 head_sha=_field(suite, "head_sha", str), numbers=_numbers(suite), full=False)
+                 head_sha=_field(suite, "head_sha", str), numbers=_numbers(suite), full=False,
+                 suite_id=suite_id if isinstance(suite_id, int) and 0 < suite_id < 2**63 else None)
 
 
 def _numbers(obj: dict[str, Any]) -> tuple[int, ...]:

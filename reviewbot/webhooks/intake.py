@@ -51,6 +51,14 @@ class Intake:
             # Nothing to store: every job asks GitHub for the PR's state before doing anything, and stops there.
             return Outcome(202, {"status": "cancelled", "reason": "pull request closed"})
         if isinstance(decision, Rerun):
+            if not decision.numbers and decision.suite_id is not None:
+                # A fork's pull request: GitHub names none, but our check runs in the suite carry its number.
+                # Reading them is a GitHub call, so the worker does it.
+                job_id = keys.suite_job_id(decision.repo, decision.suite_id)
+                stored = await store_job(self.pool, keys.SUITE_FUNCTION,
+                                         (decision.installation_id, decision.repo, decision.head_sha,
+                                          decision.suite_id), {}, job_id, delivery=delivery)
+                return _outcome(stored, job_id, delivery)
             if not decision.numbers:
                 return Outcome(202, {"status": "ignored", "reason": "no pull request for this check"})
             outcomes = [await self._review(ReviewRequest(decision.installation_id, decision.repo, n,

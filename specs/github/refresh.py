@@ -46,7 +46,7 @@ OPERATIONS: list[tuple[str, str]] = [
     ("post", f"{_R}/pulls/{{pull_number}}/comments/{{comment_id}}/replies"),
     ("post", f"{_R}/check-runs"), ("get", f"{_R}/check-runs/{{check_run_id}}"),
     ("patch", f"{_R}/check-runs/{{check_run_id}}"), ("get", f"{_R}/check-runs/{{check_run_id}}/annotations"),
-    ("get", f"{_R}/commits/{{ref}}/check-runs"),
+    ("get", f"{_R}/commits/{{ref}}/check-runs"), ("get", f"{_R}/check-suites/{{check_suite_id}}/check-runs"),
     ("get", f"{_R}/issues/{{issue_number}}/comments"), ("post", f"{_R}/issues/{{issue_number}}/comments"),
     ("get", f"{_R}/issues/comments/{{comment_id}}"), ("patch", f"{_R}/issues/comments/{{comment_id}}"),
     ("get", f"{_R}/issues/comments/{{comment_id}}/reactions"),

@@ -81,6 +81,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("PATCH", f"{_REPO}/check-runs/{{check_run_id}}", "token", github_checks.update_check_run),
     ("GET", f"{_REPO}/check-runs/{{check_run_id}}/annotations", "token", github_checks.list_annotations),
     ("GET", f"{_REPO}/commits/{{ref:path}}/check-runs", "token", github_checks.list_for_ref),
+    ("GET", f"{_REPO}/check-suites/{{check_suite_id}}/check-runs", "token", github_checks.list_for_suite),
     ("GET", f"{_REPO}/commits/{{ref:path}}", "token", github_repos.get_commit),
     ("GET", f"{_REPO}/issues/{{number}}/comments", "token", github_issues.list_comments),
     ("POST", f"{_REPO}/issues/{{number}}/comments", "token", github_issues.create_comment),

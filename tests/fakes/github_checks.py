@@ -163,7 +163,7 @@ def create_check_run(state: GitHubState, call: Call) -> Reply:
         "started_at": now_iso(),
         "completed_at": None,
         "output": {"title": None, "summary": None, "text": None},
-        "check_suite": {"id": run_id + 500_000},
+        "check_suite": {"id": state.suite_id(call.repo, payload["head_sha"])},
         "app": {"id": state.app_id, "slug": state.app_slug, "name": state.app_slug, "node_id": "A_fake"},
         "repo": call.repo,
         "annotations": [],
@@ -204,11 +204,24 @@ def list_annotations(state: GitHubState, call: Call) -> Reply:
     return Reply(json=page, headers=headers)
 
 
+def list_for_suite(state: GitHubState, call: Call) -> Reply:
+    suite = call.int_param("check_suite_id")
+    runs = [r for r in state.check_runs.values() if r["repo"] == call.repo and r["check_suite"]["id"] == suite]
+    if not runs and suite not in state.suites.values():
+        raise not_found()
+    return _listed(state, call, runs)
+
+
 def list_for_ref(state: GitHubState, call: Call) -> Reply:
     sha = state.resolve_ref(call.repo, call.params["ref"])
     if sha is None:
         raise ApiError(422, f"No commit found for SHA: {call.params['ref']}")
-    runs = [r for r in state.check_runs.values() if r["repo"] == call.repo and r["head_sha"] == sha]
+    return _listed(state, call, [r for r in state.check_runs.values()
+                                 if r["repo"] == call.repo and r["head_sha"] == sha])
+
+
+def _listed(state: GitHubState, call: Call, runs: list[dict[str, Any]]) -> Reply:
+    """GitHub's filters (name, status, latest or all), newest first, in pages."""
     if "check_name" in call.query:
         runs = [r for r in runs if r["name"] == call.query["check_name"]]
     if "status" in call.query:

@@ -187,8 +187,13 @@ class GitHubState:
             self.hook_config: dict[str, Any] = {"content_type": "json", "insecure_ssl": "0",
                                                 "url": "https://reviewbot.example.com/webhooks/github"}
             self.resolved_threads: set[str] = set()
+            self.suites: dict[tuple[str, str], int] = {}  # (repo, head SHA) -> the App's check suite there
             # Files attached to descriptions and comments: asset id -> (content type, bytes).
             self.attachments: dict[str, tuple[str, bytes]] = {}
+
+    def suite_id(self, repo: str, head_sha: str) -> int:
+        """GitHub makes one check suite per App and commit: every check run of ours on that commit is in it."""
+        return self.suites.setdefault((repo, head_sha), 500_000 + len(self.suites))
 
     def next_id(self) -> int:
         return next(self._ids)

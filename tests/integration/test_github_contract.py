@@ -70,6 +70,23 @@ async def test_rerun_and_rereview_on_a_fork_pull_request_review_it_again(
         assert not r.keys("reviewbot:full:*")
 
 
+async def test_rerun_all_checks_on_a_fork_pull_request_reviews_it_again(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub) -> None:
+    pull = open_pull(fake_github, head_repo="contributor/widgets")
+    deliver(web, "pull_request", payload("pull_request.opened", pull))
+    await run_worker_until_idle(settings, redis_url)
+    [run] = fake_github.check_runs.values()
+    body = payload("check_suite.rerequested", pull)
+    body["check_suite"]["pull_requests"] = []  # a head in another repository: GitHub names no pull request
+    body["check_suite"]["id"] = run["check_suite"]["id"]
+    answer = deliver(web, "check_suite", body)
+    assert answer.json()["status"] == "queued", answer.json()
+    await run_worker_until_idle(settings, redis_url)  # the suite's check runs name the PR; its review is queued
+    await run_worker_until_idle(settings, redis_url)
+    assert len(fake_github.reviews[(REPO, 7)]) == 2
+    assert {c["status"] for c in fake_github.check_runs.values()} == {"completed"}
+
+
 @pytest.mark.parametrize(("method", "path", "kwargs", "expected"), [
     ("POST", "/check-runs", {"json": {"name": "reviewbot", "head_sha": "abc", "status": "done"}},
      "request body status: 'done' is not one of"),
