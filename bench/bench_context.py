@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gen_repo import generate, source_bytes
+from readme import write_section
 
 OUT = Path(__file__).parent / "out"
-README = Path(__file__).parent.parent / "README.md"
 REPO = "bench/shop"
 BASE_SHA = "b" * 40
 
@@ -181,11 +181,7 @@ def main() -> None:
     table = readme_table(results)
     print(table)
     if "--write-readme" in sys.argv:
-        text = README.read_text()
-        start, end = "<!-- bench:context:start -->", "<!-- bench:context:end -->"
-        if start in text:
-            text = text[: text.index(start)] + start + "\n" + table + "\n" + text[text.index(end):]
-            README.write_text(text)
+        write_section("context", table)
 
 
 def readme_table(r: dict[str, object]) -> str:

@@ -149,7 +149,7 @@ async def enqueue(redis_url: str, request: ReviewRequest) -> None:
     pool = await create_pool(redis_settings(redis_url), job_serializer=keys.serialize,
                              job_deserializer=keys.deserialize)
     try:
-        await enqueue_review(pool, request, latest=True)
+        await enqueue_review(pool, request)
     finally:
         await pool.aclose()
 
