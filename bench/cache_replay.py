@@ -32,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bench.readme import write_section
 from bench.realcode import django_repo, git, tree_files
+from reviewbot.eval.replay import common_prefix
 from reviewbot.queue import keys
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.queue.enqueue import enqueue_review
@@ -64,17 +65,6 @@ def serialised(body: dict[str, Any]) -> str:
     return json.dumps({"tools": body.get("tools"), "messages": body["messages"]}, ensure_ascii=False)
 
 
-def common(a: str, b: str) -> int:
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
 def shares(requests: list[dict[str, Any]], start: int) -> dict[str, Any]:
     """Cached share of requests[start:] (the re-review) given all earlier ones, for each block size."""
     texts = [serialised(r) for r in requests]
@@ -83,13 +73,13 @@ def shares(requests: list[dict[str, Any]], start: int) -> dict[str, Any]:
     for block in BLOCKS:
         cached = 0
         for i in range(start, len(texts)):
-            shared = max((common(texts[i], texts[j]) for j in range(i)), default=0)
+            shared = max((common_prefix(texts[i], texts[j]) for j in range(i)), default=0)
             cached += shared // 4 // block * block
         out[f"cached_{block}"] = cached
         out[f"share_{block}"] = round(cached / prompt, 4) if prompt else 0.0
     review = texts[start]
     first = texts[0]
-    out["review_share_64"] = round(common(review, first) // 4 // 64 * 64 / math.ceil(len(review) / 4), 4)
+    out["review_share_64"] = round(common_prefix(review, first) // 4 // 64 * 64 / math.ceil(len(review) / 4), 4)
     return out
 
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from arq import Retry
-
 from reviewbot.comment_commands import help_text
-from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.queue import keys, retries
 from reviewbot.queue.command_limits import first_telling, over_limit
 from reviewbot.queue.enqueue import enqueue_review
@@ -32,26 +29,22 @@ async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, n
     job_id = str(ctx.get("job_id") or keys.command_job_id(repo, comment_id))
     port = deps.installation_port(installation_id)
     try:
-        await port.add_reaction(repo, comment_id, "eyes")  # heard, before anything slow
-        if not trusted and await port.permission(repo, author) not in MAY_SPEND:
-            if await redis.set(keys.polite_key(repo, number), "1", nx=True, ex=keys.STATE_TTL):
-                await port.create_issue_comment(repo, number, NOT_ALLOWED)
-            log.info("command refused: no write access", extra={"repo": repo, "pr": number})
-            return {"outcome": "not allowed"}
-        outcome = await _run(port, redis, installation_id, repo, number, author, verb, name, job_id)
-        await retries.forget(redis, job_id)
-        return outcome
-    except Retry:
-        raise
-    except RetryableError as exc:
-        await retries.retry_later(redis, job_id, exc)
-        log.error("command gave up", extra={"repo": repo, "pr": number, "error": str(exc)})
-        return {"outcome": "failed", "reason": str(exc)}
-    except PermanentError as exc:
-        log.warning("command failed", extra={"repo": repo, "pr": number, "error": str(exc)})
-        return {"outcome": "failed", "reason": str(exc)}
+        return await retries.settled(redis, job_id, "command", {"repo": repo, "pr": number},
+                                     _heard(port, redis, installation_id, repo, number, comment_id, author, trusted,
+                                            verb, name, job_id))
     finally:
         port.close()
+
+
+async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, comment_id: int,
+                 author: str, trusted: bool, verb: str, name: str, job_id: str) -> dict[str, Any]:
+    await port.add_reaction(repo, comment_id, "eyes")  # heard, before anything slow
+    if not trusted and await port.permission(repo, author) not in MAY_SPEND:
+        if await redis.set(keys.polite_key(repo, number), "1", nx=True, ex=keys.STATE_TTL):
+            await port.create_issue_comment(repo, number, NOT_ALLOWED)
+        log.info("command refused: no write access", extra={"repo": repo, "pr": number})
+        return {"outcome": "not allowed"}
+    return await _run(port, redis, installation_id, repo, number, author, verb, name, job_id)
 
 
 async def _run(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, author: str,

@@ -8,11 +8,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from arq import Retry
 from redis.exceptions import RedisError
 
 from reviewbot.app.identity import APP_SLUG_KEY
-from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.inference.budget import BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.learnings_store import Learnings
@@ -42,38 +40,36 @@ async def answer_thread(ctx: dict[str, Any], installation_id: int, repo: str, nu
     job_id = str(ctx.get("job_id") or keys.conversation_job_id(repo, comment_id))
     port = deps.installation_port(installation_id)
     try:
-        if not trusted and await port.permission(repo, author) not in MAY_SPEND:
-            log.info("thread reply ignored: no write access", extra={"repo": repo, "pr": number})
-            return {"outcome": "not allowed"}
-        comments = await port.list_review_comments(repo, number)
-        thread = [c for c in comments if c.get("id") == root_id or c.get("in_reply_to_id") == root_id]
-        thread = sorted((c for c in thread if int(c.get("id") or 0) <= comment_id), key=lambda c: int(c["id"]))
-        if not thread or int(thread[0].get("id") or 0) != root_id:
-            return {"outcome": "ignored", "reason": "the thread is gone"}
-        bot = await _bot_login(deps, redis)
-        if _login(thread[-1]) == bot or _login(thread[-1]).endswith("[bot]"):
-            return {"outcome": "ignored", "reason": "the App never answers itself"}
-        ours = _login(thread[0]) in (bot, "[bot]") or (bot == "[bot]" and _login(thread[0]).endswith("[bot]"))
-        ours = ours and read_marker(str(thread[0].get("body") or ""), deps.settings.marker_key()) is not None
-        if dismissal and ours:
-            outcome = await _dismiss(deps, port, redis, repo, number, thread[0], author, dismissal)
-        elif mentioned:
-            outcome = await _answer(deps, port, redis, installation_id, repo, number, thread, author, job_id, bot)
-        else:
-            outcome = {"outcome": "ignored", "reason": "not a question, not a dismissal of reviewbot's finding"}
-        await retries.forget(redis, job_id)
-        return outcome
-    except Retry:
-        raise
-    except RetryableError as exc:
-        await retries.retry_later(redis, job_id, exc)
-        log.error("thread answer gave up", extra={"repo": repo, "pr": number, "error": str(exc)})
-        return {"outcome": "failed", "reason": str(exc)}
-    except PermanentError as exc:
-        log.warning("thread answer failed", extra={"repo": repo, "pr": number, "error": str(exc)})
-        return {"outcome": "failed", "reason": str(exc)}
+        return await retries.settled(redis, job_id, "thread answer", {"repo": repo, "pr": number},
+                                     _reply(deps, port, redis, installation_id, repo, number, comment_id, root_id,
+                                            author, trusted, mentioned, dismissal, job_id))
     finally:
         port.close()
+
+
+async def _reply(deps: Deps, port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int,
+                 comment_id: int, root_id: int, author: str, trusted: bool, mentioned: bool, dismissal: str,
+                 job_id: str) -> dict[str, Any]:
+    if not trusted and await port.permission(repo, author) not in MAY_SPEND:
+        log.info("thread reply ignored: no write access", extra={"repo": repo, "pr": number})
+        return {"outcome": "not allowed"}
+    comments = await port.list_review_comments(repo, number)
+    thread = [c for c in comments if c.get("id") == root_id or c.get("in_reply_to_id") == root_id]
+    thread = sorted((c for c in thread if int(c.get("id") or 0) <= comment_id), key=lambda c: int(c["id"]))
+    if not thread or int(thread[0].get("id") or 0) != root_id:
+        return {"outcome": "ignored", "reason": "the thread is gone"}
+    bot = await _bot_login(deps, redis)
+    if _login(thread[-1]) == bot or _login(thread[-1]).endswith("[bot]"):
+        return {"outcome": "ignored", "reason": "the App never answers itself"}
+    ours = _login(thread[0]) in (bot, "[bot]") or (bot == "[bot]" and _login(thread[0]).endswith("[bot]"))
+    ours = ours and read_marker(str(thread[0].get("body") or ""), deps.settings.marker_key()) is not None
+    if dismissal and ours:
+        outcome = await _dismiss(deps, port, redis, repo, number, thread[0], author, dismissal)
+    elif mentioned:
+        outcome = await _answer(deps, port, redis, installation_id, repo, number, thread, author, job_id, bot)
+    else:
+        outcome = {"outcome": "ignored", "reason": "not a question, not a dismissal of reviewbot's finding"}
+    return outcome
 
 
 async def _dismiss(deps: Deps, port: GitHubPort, redis: Any, repo: str, number: int, root: dict[str, Any],

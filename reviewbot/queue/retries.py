@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import random
+from collections.abc import Awaitable
 from typing import Any
 
 from arq import Retry
 
-from reviewbot.errors import RetryableError, Waiting
+from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.queue import keys
 
+log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 5
 
 
@@ -36,3 +39,20 @@ def wait_for_slot() -> Retry:
 
 async def forget(redis: Any, job_id: str) -> None:
     await redis.delete(keys.attempts_key(job_id))
+
+
+async def settled(redis: Any, job_id: str, what: str, fields: dict[str, Any],
+                  work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    """A small job's work, with its failures settled: a retryable one runs the job again within the retry budget
+    (then ends it, said), a permanent one ends it, said; success forgets earlier failures."""
+    try:
+        outcome = await work
+    except RetryableError as exc:
+        await retry_later(redis, job_id, exc)
+        log.error(f"{what} gave up", extra={**fields, "error": str(exc)})
+        return {"outcome": "failed", "reason": str(exc)}
+    except PermanentError as exc:
+        log.warning(f"{what} failed", extra={**fields, "error": str(exc)})
+        return {"outcome": "failed", "reason": str(exc)}
+    await forget(redis, job_id)
+    return outcome

@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from reviewbot.eval.replay import common_prefix
 from tests.fakes.contract import CONTRACTS, Contract
 
 _CACHE_BLOCK_TOKENS = 64
@@ -104,18 +105,6 @@ _default_answer = answering(findings_json([]))
 
 def _tokens(text: str) -> int:
     return math.ceil(len(text) / _CHARS_PER_TOKEN)
-
-
-def _common_prefix(a: str, b: str) -> int:
-    # Binary search over slice comparisons: C-speed even for prompts of hundreds of kilobytes.
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
 
 
 def _cloudflare_error(status: int, code: int, message: str) -> JSONResponse:
@@ -379,7 +368,7 @@ class FakeModel:
         if affinity is not None:
             with self._lock:
                 seen = self._seen.setdefault(affinity, [])
-                shared = max((_common_prefix(prompt, earlier) for earlier in seen), default=0)
+                shared = max((common_prefix(prompt, earlier) for earlier in seen), default=0)
                 seen.append(prompt)
             # Providers cache whole blocks of tokens, never a partial block.
             cached = (shared // _CHARS_PER_TOKEN) // _CACHE_BLOCK_TOKENS * _CACHE_BLOCK_TOKENS
