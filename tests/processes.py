@@ -39,11 +39,14 @@ def wait_for(condition: Callable[[], object], timeout: float = 30.0, what: str =
 class Process:
     """One `python -m reviewbot ...` subprocess whose output goes to a log file the test can read."""
 
-    def __init__(self, args: list[str], env: dict[str, str], cwd: Path, log: Path) -> None:
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path, log: Path,
+                 program: list[str] | None = None) -> None:
+        """`program` replaces `python -m reviewbot` for a server that is not ours (llama.cpp's)."""
         self.log = log
+        command = [*(program if program is not None else [sys.executable, "-m", "reviewbot"]), *args]
         with log.open("ab") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", "reviewbot", *args], env={**os.environ, **env},
-                                         cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(command, env={**os.environ, **env}, cwd=cwd, stdout=out,
+                                         stderr=subprocess.STDOUT)
 
     def text(self) -> str:
         return self.log.read_text(errors="replace")

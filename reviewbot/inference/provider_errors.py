@@ -27,6 +27,9 @@ PERMANENT_CODES = {
 # Codes that mean "this request body does not fit the model's input schema": the one case where the next
 # response_format form may succeed.
 INVALID_INPUT_CODES = {8001, 5006}
+# Words of a server that refused the response_format itself (llama.cpp's server answers HTTP 500 with a
+# validation message, "Input should be 'text' or 'json_object'"): the next, plainer form may succeed.
+FORM_WORDS = ("json_schema", "response_format")
 CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "prompt is too long")
 
 
@@ -62,6 +65,9 @@ def classify(response: httpx.Response) -> ModelPermanent | ModelRetryable:
     if status in (401, 403):  # the access and plan codes above are 403s too, with their own advice
         return ModelPermanent(f"model provider rejected the credentials (HTTP {status}): check "
                               "CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID", status=status)
+    if status != 429 and refused_form(message):
+        return ModelPermanent(f"the server refused {refused_form(message)} (HTTP {status}): {message}",
+                              status=status, invalid_input=True)
     if CAPACITY in codes:
         return ModelBusy(f"model provider is out of capacity (HTTP {status}, code {CAPACITY})", status=status)
     if status in (408, 429) or status >= 500:
@@ -71,3 +77,9 @@ def classify(response: httpx.Response) -> ModelPermanent | ModelRetryable:
     coded = f", code {min(codes)}" if codes else ""
     return ModelPermanent(f"model provider answered HTTP {status}{coded}: {message or 'no details'}", status=status,
                           invalid_input=invalid_input)
+
+
+def refused_form(message: str) -> str:
+    """Which output form an error message complains about ("json_schema", "response_format"), or ""."""
+    lowered = message.lower()
+    return next((word for word in FORM_WORDS if word in lowered), "")

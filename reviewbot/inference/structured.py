@@ -24,11 +24,13 @@ T = TypeVar("T")
 
 def response_formats(name: str, schema: dict[str, Any]) -> tuple[dict[str, Any], ...]:
     """The response_format shapes to try, strictest first; each fits the model's published input schema, which
-    requires `json_schema.name`. Then the schema without strict mode, then plain JSON mode; the prompt carries
-    the schema either way."""
+    requires `json_schema.name`. Then the schema without strict mode; then JSON mode with the schema beside it,
+    which llama.cpp's server turns into a grammar where it refuses json_schema; then plain JSON mode. The prompt
+    carries the schema either way."""
     return (
         {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}},
         {"type": "json_schema", "json_schema": {"name": name, "schema": schema}},
+        {"type": "json_object", "schema": schema},
         {"type": "json_object"},
     )
 

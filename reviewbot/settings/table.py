@@ -203,7 +203,8 @@ class Settings:
 
     def missing_for_model(self) -> list[str]:
         """Variables a model request needs that are not set."""
-        missing = [] if self.cloudflare_api_token else ["CLOUDFLARE_API_TOKEN"]
+        # A server of one's own (llama.cpp, Ollama, vLLM) often wants no key: only Workers AI always does.
+        missing = [] if self.cloudflare_api_token or not self.is_cloudflare else ["CLOUDFLARE_API_TOKEN"]
         if not self.model_base_url and not self.cloudflare_account_id:
             missing.append("CLOUDFLARE_ACCOUNT_ID (or REVIEWBOT_MODEL_BASE_URL)")
         return missing

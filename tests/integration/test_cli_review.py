@@ -42,10 +42,10 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def run_cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_cli(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "CLOUDFLARE_", "REVIEWBOT_"))}
     return subprocess.run([sys.executable, "-m", "reviewbot", *args], env=clean | env, cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def model_env(fake_model: FakeModel) -> dict[str, str]:

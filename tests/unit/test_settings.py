@@ -33,6 +33,13 @@ def test_missing_variables_are_named() -> None:
         _ = s.chat_base_url
 
 
+def test_a_server_of_ones_own_needs_no_key_but_workers_ai_does() -> None:
+    local = Settings.from_mapping({"REVIEWBOT_MODEL_BASE_URL": "http://127.0.0.1:8080/v1"})
+    assert local.missing_for_model() == []
+    workers = Settings.from_mapping({"REVIEWBOT_MODEL_BASE_URL": "https://api.cloudflare.com/client/v4/accounts/a/ai/v1"})
+    assert workers.missing_for_model() == ["CLOUDFLARE_API_TOKEN"]
+
+
 def test_private_key_from_a_path_and_a_clear_error_when_unreadable(tmp_path: Path) -> None:
     key = tmp_path / "app.pem"
     key.write_text("-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----\n")

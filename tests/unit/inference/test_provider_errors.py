@@ -41,3 +41,17 @@ def test_a_403_without_a_known_code_is_the_credentials() -> None:
 
 def test_capacity_is_busy_and_retryable() -> None:
     assert isinstance(classify(answer(429, 3040)), ModelBusy)
+
+
+def test_a_server_that_refuses_json_schema_with_a_500_is_told_apart_from_a_busy_one() -> None:
+    """llama.cpp's server (llama-cpp-python 0.3.36) answers a json_schema response_format with this 500."""
+    message = ("1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+               "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}")
+    error = classify(httpx.Response(500, json={"error": {"message": message, "type": "internal_server_error",
+                                                         "param": None, "code": None}}))
+    assert isinstance(error, ModelPermanent) and error.invalid_input
+    assert "the server refused json_schema (HTTP 500)" in str(error) and "busy" not in str(error)
+
+
+def test_a_500_about_something_else_is_still_busy() -> None:
+    assert "busy" in str(classify(httpx.Response(500, json={"error": {"message": "out of memory"}})))

