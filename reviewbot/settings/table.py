@@ -96,6 +96,9 @@ class Settings:
                                      "Questions answered in review threads per pull request per day (UTC).")
     conversation_user_limit: int = env("REVIEWBOT_CONVERSATION_USER_LIMIT", p.count, 10,
                                        "Questions answered in review threads per person per repository per day.")
+    learning_ttl_days: int = env("REVIEWBOT_LEARNING_TTL_DAYS", p.days, 180,
+                                 "Days a dismissal remembered from a review thread holds findings back (then it "
+                                 "expires; `@app dismiss` again to renew it).")
     vision: str = env("REVIEWBOT_VISION", p.choice("auto", "on", "off"), "auto",
                       "Send PR-description screenshots to the model: auto (when the model is known to read images), "
                       "on, off.")

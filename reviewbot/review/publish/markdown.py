@@ -111,6 +111,7 @@ class BodyNotes:
     links: Links = field(default_factory=Links)
     marker: str = ""
     dismissed: int = 0  # held back because the team dismissed them before (threads or configuration)
+    held_back: tuple[str, ...] = ()  # the lines that list them: what, where, who, when, how to undo
 
 
 def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
@@ -141,6 +142,7 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
     if notes.unseen:
         lines += ["", f"**Not reviewed**: GitHub did not show {len(notes.unseen)} file(s): "
                   + ", ".join(code_span(p) for p in notes.unseen[:20])]
+    lines += list(notes.held_back)
     lines += security_section(posted, report.security)
     if report.coverage is not None:  # context engine: what was reviewed, skipped and why
         lines += ["", render_coverage(report.coverage)]
@@ -153,8 +155,7 @@ def _notes(notes: BodyNotes) -> list[str]:
     if notes.repeated:
         said.append(f"{notes.repeated} finding(s) already open on this pull request were not repeated")
     if notes.dismissed:
-        said.append(f"{notes.dismissed} finding(s) were held back by remembered dismissals "
-                    "(`reviewbot learnings list` shows them)")
+        said.append(f"{notes.dismissed} finding(s) were held back by remembered dismissals (listed below)")
     if notes.earlier_code:
         said.append(f"{notes.earlier_code} finding(s) on code reviewed before were left out (incremental review)")
     if notes.below_threshold:
