@@ -40,6 +40,10 @@ class Stored:
     def at(self) -> float:
         return self.learning.at
 
+    @property
+    def expires_day(self) -> str:
+        return time.strftime("%Y-%m-%d", time.gmtime(self.expires))
+
 
 class Learnings:
     """Read and write a repository's dismissals. Each lasts `ttl_days` from the dismissal; an expired one is

@@ -23,7 +23,7 @@ SPELLINGS: tuple[tuple[str, ThreadVerb], ...] = (
     ("wont fix", "wont-fix"), ("won't-fix", "wont-fix"), ("wontfix", "wont-fix"), ("dismiss", "dismiss"),
     ("forget", "forget"),
 )
-REASONS: dict[ThreadVerb, str] = {"dismiss": "dismissed", "wont-fix": "won't fix",
+REASONS: dict[str, str] = {"dismiss": "dismissed", "wont-fix": "won't fix",
                                   "false-positive": "false positive", "forget": "forget"}
 MAX_REASON = 200
 _AFTER_VERB = frozenset(" :,.;-–—")  # what may follow the verb: "dismiss: fixture data", "won't fix."

@@ -55,7 +55,8 @@ async def load_view(redis: Any, settings: Settings, now: float | None = None) ->
     return View(recent=newest[:RECENT], failures=[e for e in newest if e.outcome in FAILED][:20],
                 days=await ledger.per_day(DAYS, now), depth=await queue_depth(redis, now),
                 generated=datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d %H:%M UTC"),
-                learnings=sorted(await Learnings(redis).everywhere(), key=lambda s: -s.at)[:LEARNINGS])
+                learnings=sorted(await Learnings(redis, settings.learning_ttl_days).everywhere(now),
+                                 key=lambda s: -s.at)[:LEARNINGS])
 
 
 def web_url(api_url: str) -> str:

@@ -79,8 +79,8 @@ class Intake:
             stored = await store_job(
                 self.pool, keys.CONVERSATION_FUNCTION,
                 (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.root_id,
-                 decision.author, decision.trusted, decision.mentioned, decision.command, decision.reason,
-                 decision.pr_author), {}, job_id,
+                 decision.author, decision.trusted, decision.mentioned, decision.command, decision.reason),
+                {}, job_id,
                 delivery=delivery)
             return _outcome(stored, job_id, delivery)
         return Outcome(202, {"status": "ignored"})

@@ -28,7 +28,6 @@ class ThreadReply:
     mentioned: bool  # the App was named: a question (answered in any review thread), or a command
     command: str = ""  # a thread command's verb (`thread_commands.ThreadVerb`), or "" for a question
     reason: str = ""  # the command's own words after the verb
-    pr_author: str = ""  # who opened the pull request: their dismissals stay on it
 
 
 def mentions(body: str, names: Iterable[str]) -> bool:
@@ -62,5 +61,4 @@ def review_comment(payload: dict[str, Any], names: Iterable[str], field: Any) ->
         repo=field(field(payload, "repository", dict), "full_name", str), number=field(pull, "number", int),
         comment_id=comment_id, root_id=reply_to if isinstance(reply_to, int) else comment_id, author=login,
         trusted=str(comment.get("author_association") or "NONE") in TRUSTED_ASSOCIATIONS, mentioned=mentioned,
-        command=command.verb if command else "", reason=command.reason if command else "",
-        pr_author=str((pull.get("user") or {}).get("login") or ""))
+        command=command.verb if command else "", reason=command.reason if command else "")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from arq import Retry
 from redis.exceptions import RedisError
 
+from reviewbot.app.identity import known_slug
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import ModelBusy, PermanentError, RetryableError, Waiting
 from reviewbot.inference.budget import BudgetBusy, BudgetSpent, review_estimate
@@ -186,9 +187,9 @@ async def _crashed(check: CheckRun, job: dict[str, Any]) -> None:
     await check.fail("an internal error in reviewbot (see the worker's log)")
 
 
-async def _learnings(redis: Any, repo: str, config: RepoConfig) -> tuple[Learning, ...]:
-    """Dismissals remembered from review threads, then those written in the configuration file."""
-    remembered = tuple(s.learning for s in await Learnings(redis).of(repo))
+async def _learnings(redis: Any, repo: str, config: RepoConfig, ttl_days: int) -> tuple[Learning, ...]:
+    """Dismissals remembered from review threads (expired ones dropped), then those in the configuration file."""
+    remembered = tuple(s.learning for s in await Learnings(redis, ttl_days).of(repo))
     return remembered + from_config(config.learnings)
 
 
@@ -231,6 +232,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
     outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
                             config=config, run_id=request.run, full=full, key=deps.settings.marker_key(),
                             config_errors=tuple(loaded.errors), unseen=built.unseen,
-                            learnings=await _learnings(redis, repo, config))
+                            learnings=await _learnings(redis, repo, config, deps.settings.learning_ttl_days),
+                            app=await known_slug(deps.settings, redis) or "reviewbot")
     await redis.delete(keys.security_key(job_id))
     return {**outcome, "usage": result.report.usage.as_json()}

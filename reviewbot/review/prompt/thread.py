@@ -82,11 +82,6 @@ def answer_body(answer: str) -> str:
     return neutralize(answer)[:60_000]
 
 
-def dismissal_reply(reason: str, author: str, forget_hint: str) -> str:
-    return (f"Understood ({neutralize(reason)}): I will not raise this finding again in this repository. "
-            f"Dismissed by {neutralize(author)}; {forget_hint}")
-
-
 def comment_pairs(comments: Sequence[dict[str, Any]]) -> tuple[ThreadComment, ...]:
     """REST review comments → thread comments (author login, body)."""
     return tuple(ThreadComment(str((c.get("user") or {}).get("login") or ""), str(c.get("body") or ""))

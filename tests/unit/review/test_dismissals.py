@@ -8,7 +8,6 @@ from reviewbot.review.config import RepoConfig
 from reviewbot.review.findings.anchoring import Anchored
 from reviewbot.review.findings.dismissals import Learning, code_lines, held_back, normalise_rule
 from reviewbot.review.findings.fingerprints import anchored_code, code_key
-from reviewbot.review.findings.schema import Finding
 from reviewbot.review.findings.scope import dismissal_scope
 from reviewbot.review.publish.header import read_header
 from reviewbot.review.publish.markdown import Links, comment_body
