@@ -7,6 +7,7 @@ so `` \\`@team `` is a live mention. This parser is our own instance, not the on
     from tests.gfm import assert_safe_for_github
     assert_safe_for_github(text, repo_host="github.com", repo="owner/repo")          # Markdown
     assert_safe_for_github(annotation_message, plain=True)                          # shown as plain text
+    assert_everything_posted_is_safe(fake_github, "owner/repo", 7)                 # all the bot posted on a PR
 """
 
 from __future__ import annotations
@@ -15,17 +16,25 @@ import functools
 import re
 import urllib.parse
 from html.parser import HTMLParser
+from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from reviewbot.review.findings.fingerprints import MARKER, REVIEW_MARKER
 
+if TYPE_CHECKING:
+    from tests.fakes.github import FakeGitHub
+
 # GitHub's mention filter: `@` after the start of a text node or a non-word ASCII character, then a login
 # (a team is `@org/team`); it never looks inside code, pre or links.
 MENTION = re.compile(r"(?<![0-9A-Za-z_])@[A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9][A-Za-z0-9_-]*)?")
 # `owner/repo#12` links (and notifies) another repository's issue or pull request.
 CROSS_REFERENCE = re.compile(r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)#\d+")
+# GitHub's autolink extension (cmark-gfm) links these in text without checking the top-level domain, which the
+# linkify parser below does: `www.evil.example` and `root@evil.example` are links on GitHub.
+WWW = re.compile(r"(?:^|(?<=[\s*_~(]))www\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
+EMAIL = re.compile(r"(?<![A-Za-z0-9.+_-])[A-Za-z0-9.+_-]+@[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
 LAYOUT_TAGS = frozenset({"details", "summary", "sub"})  # what the bot itself writes, never with attributes
 
 
@@ -62,6 +71,29 @@ def assert_safe_for_github(text: str, repo_host: str = "github.com", repo: str =
     assert not found, f"{found} in:\n{text[:2000]}"
 
 
+def posted_by_bot(github: FakeGitHub, repo: str, number: int, annotations: bool = True) -> list[tuple[str, bool]]:
+    """Everything the App posted on a pull request of the fake GitHub (reviews, their comments, thread answers,
+    command replies, check runs), each with whether GitHub shows it as plain text (check-run titles and
+    annotations) rather than rendering it as Markdown."""
+    texts = [(r["body"], False) for r in github.reviews[(repo, number)]]
+    texts += [(c["body"], False) for r in github.reviews[(repo, number)] for c in r["comments"]]
+    for comments in (github.review_comments.get((repo, number), []), github.issue_comments.get((repo, number), [])):
+        texts += [(c["body"], False) for c in comments if c["user"]["login"] == github.bot_login]
+    for run in github.check_runs.values():
+        output = run.get("output") or {}
+        texts += [(str(output.get("title")), True), (str(output.get("summary")), False)]
+        if annotations:
+            texts += [(f"{a.get('title')} {a.get('message')}", True) for a in run.get("annotations") or []]
+    return texts
+
+
+def assert_everything_posted_is_safe(github: FakeGitHub, repo: str, number: int,
+                                     repo_host: str = "github.com") -> None:
+    """`assert_safe_for_github` on every text `posted_by_bot` lists."""
+    for text, plain in posted_by_bot(github, repo, number):
+        assert_safe_for_github(text, repo_host, repo, plain=plain)
+
+
 def _walk(tokens: list[Token], own: str, repo: str, found: list[str]) -> None:
     in_link = 0
     for i, token in enumerate(tokens):
@@ -85,6 +117,8 @@ def _walk(tokens: list[Token], own: str, repo: str, found: list[str]) -> None:
             found += [f"mention {m.group(0)!r}" for m in MENTION.finditer(token.content)]
             found += [f"foreign reference {m.group(0)!r}" for m in CROSS_REFERENCE.finditer(token.content)
                       if m.group(1).lower() != repo.lower()]
+            found += [f"foreign link {m.group(0)!r}" for m in (*WWW.finditer(token.content),
+                                                                  *EMAIL.finditer(token.content))]
 
 
 def _github_autolinks(href: str, shown: str) -> bool:
