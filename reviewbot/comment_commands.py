@@ -19,6 +19,9 @@ ids and every one verified.
 - `@{name} pause` / `@{name} resume`: stop or restart automatic reviews on this pull request.
 - `@{name} help`: this message.
 
+In one of reviewbot's review threads, on a line of its own: `@{name} dismiss [reason]` (or `won't fix`, \
+`false positive`) stops the finding from being raised again, `@{name} forget` undoes that.
+
 Only people with write access to the repository can start reviews."""
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 
