@@ -4,12 +4,13 @@ A held-back security finding is listed first, under its own heading: a dismissal
 from __future__ import annotations
 
 import time
+import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.schema import Finding
-from reviewbot.review.publish.markdown import BADGE, code_span, neutralize_inline
+from reviewbot.review.publish.markdown import BADGE, Links, code_span, neutralize_inline
 from reviewbot.review.publish.safemd import LinkPolicy
 
 MAX_LISTED = 30
@@ -21,8 +22,10 @@ class HeldBack:
     learning: Learning
 
 
-def held_back_section(held: Sequence[HeldBack], *, repo: str, app: str, policy: LinkPolicy | None = None) -> list[str]:
+def held_back_section(held: Sequence[HeldBack], *, links: Links, app: str) -> list[str]:
     """Markdown lines for the review body (empty when nothing was held back)."""
+    repo = urllib.parse.urlsplit(links.repo).path.strip("/") or "OWNER/REPO"  # https://HOST/owner/repo
+    policy = links.policy
     security = [h for h in held if h.finding.cwe or h.finding.category == "security" or h.learning.security]
     others = [h for h in held if h not in security]
     lines: list[str] = []
