@@ -10,8 +10,11 @@ import pytest
 from redis.asyncio import Redis
 
 from reviewbot.learnings_store import Learnings, Stored
+from reviewbot.queue import keys
+from reviewbot.queue.enqueue import store_job
+from reviewbot.queue.worker import redis_settings
 from reviewbot.settings import Settings
-from tests.conftest import REPO
+from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json, thread_question
 from tests.gfm import assert_safe_for_github
@@ -174,4 +177,33 @@ async def test_a_command_under_a_marker_this_server_cannot_verify_gets_a_reply(
     [answer] = replies(fake_github, root, fake_github.bot_login)
     assert "could not match this thread" in answer["body"] and "nothing was dismissed" in answer["body"]
     assert_safe_for_github(answer["body"], "github.com", REPO)
+    assert await learnings(redis_url) == [] and not fake_github.resolved_threads
+
+
+async def test_a_job_queued_by_the_old_free_text_classifier_dismisses_nothing(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    """Jobs queued before an upgrade carried the classifier's verdict ("won't fix", "intended") where the command
+    now goes: they are read as no command, so a reply without a mention is ignored."""
+    from arq import create_pool
+
+    fake_model.default = answering(findings_json([bug_finding()]))
+    pull = open_pull(fake_github)
+    await review(web, settings, redis_url, fake_github, pull)
+    [root] = fake_github.review_comments[(REPO, 7)]
+    reply = fake_github.add_review_reply(REPO, 7, root["id"], "This is NOT a false positive. Won't fix? No!")
+    fake_github.permissions["maintainer-mo"] = "write"
+    pool = await create_pool(redis_settings(redis_url), job_serializer=keys.serialize,
+                             job_deserializer=keys.deserialize)
+    try:
+        for old in ("won't fix", "false positive", "intended", "dismissed"):
+            await store_job(pool, keys.CONVERSATION_FUNCTION, (INSTALLATION, REPO, 7, reply["id"], root["id"],
+                                                               "maintainer-mo", False, False, old),
+                            {}, f"old-{old}")
+        await run_worker_until_idle(settings, redis_url)
+    finally:
+        await pool.aclose()
+    asked = [c for c in fake_github.requests if c.path.endswith("/collaborators/maintainer-mo/permission")]
+    assert len(asked) == 4  # each job ran past the permission gate, then found no command
+    assert replies(fake_github, root, fake_github.bot_login) == []
     assert await learnings(redis_url) == [] and not fake_github.resolved_threads
