@@ -58,11 +58,13 @@ def refusal(url: str, repo: str, web_url: str) -> str:
     web = urllib.parse.urlsplit(web_url)
     if parts.scheme not in ("https", "http") or (parts.scheme == "http" and web.scheme != "http"):
         return "not an https URL"
+    if odd := path_refusal(parts.path):
+        return odd
     if parts.path.lower().endswith(".svg"):
         return "SVG images are never fetched"
     host = (parts.hostname or "").lower()
     if host in ATTACHMENT_HOSTS:
-        return ""
+        return "" if is_github_com(web_url) else "hosted outside this GitHub Enterprise Server"
     if parts.netloc.lower() == web.netloc.lower():
         path = parts.path
         if path.startswith("/user-attachments/assets/"):
@@ -71,6 +73,22 @@ def refusal(url: str, repo: str, web_url: str) -> str:
             return ""
         return "not a GitHub attachment of this repository"
     return f"hosted outside GitHub ({host or 'no host'})"
+
+
+def path_refusal(path: str) -> str:
+    """Why a URL path is refused before any matching: a client would remove dot segments (`/a/../b` is `/b`) and a
+    server may decode `%2F`, so `/user-attachments/assets/../../<anything>` would reach any path of the host."""
+    lowered = path.lower()
+    if "\\" in path or any(code in lowered for code in ("%2f", "%5c", "%2e", "%00")):
+        return "an encoded slash, dot or backslash in the path"
+    if any(segment in (".", "..") for segment in path.split("/")):
+        return "a dot segment in the path"
+    return ""
+
+
+def is_github_com(web_url: str) -> bool:
+    """github.com itself; anything else is an Enterprise Server, which never serves *.githubusercontent.com."""
+    return (urllib.parse.urlsplit(web_url).hostname or "").lower() == "github.com"
 
 
 def describe(url: str) -> str:
