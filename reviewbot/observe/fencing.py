@@ -55,3 +55,10 @@ async def check_lease() -> None:
     lease = _LEASE.get()
     if lease is not None:
         await lease.check()
+
+
+def lease_lost() -> bool:
+    """Whether a fencing check of this job found its lease taken: then the budget hold, the installation slot and
+    the check run keyed by the job's id belong to the worker that runs it now, and are left alone."""
+    lease = _LEASE.get()
+    return lease is not None and lease.lost
