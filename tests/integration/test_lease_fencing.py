@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 from pathlib import Path
 
 import httpx
@@ -42,13 +43,16 @@ def test_a_worker_that_lost_its_lease_neither_pays_nor_posts_again(
                 wait_for(lambda: any(r["status"] == "completed" for r in fake_github.check_runs.values()), 90,
                          "the second worker to take the job over and finish it")
         finally:
-            first.proc.send_signal(signal.SIGCONT)
+            first.proc.send_signal(signal.SIGCONT)  # the second worker has stopped: what asks from now is the first
+            resumed = time.monotonic()
         wait_for(lambda: fake_model.requests[0].finished, 30, "the first worker's answer to arrive")
-        wait_for(lambda: "lease lapsed" in first.text() and "new holder finishes it" in first.text(), 60,
-                 "the first worker to notice it lost the lease")
+        wait_for(lambda: "← reviewbot:review:" in first.text(), 60, "the first worker's run of the job to end")
 
     assert len(fake_github.reviews[(REPO, 7)]) == 1  # one review, posted by the second worker
-    assert len(fake_model.requests) == 2  # the first worker's request in flight, the second's; none after
+    # The first worker's request was in flight (paid, and charged); after its answer it asked nothing more.
+    assert [r.started < resumed for r in fake_model.requests] == [True] * len(fake_model.requests)
+    assert "lease lost" in first.text() and "new holder finishes it" in first.text()
+    assert "lease lost" not in second.text()
     [check] = fake_github.check_runs.values()
     assert [h.get("status") for h in check["history"]].count("completed") == 1
     assert "try=2" in second.text()  # arq ran the same job again, on the second worker
