@@ -13,7 +13,7 @@ import requests
 
 from reviewbot.app.requester import Requester
 from reviewbot.errors import GitHubError, GitHubRetryable
-from reviewbot.review.prompt.images import ATTACHMENT_HOSTS, path_refusal
+from reviewbot.review.attachment_urls import ATTACHMENT_HOSTS, path_refusal
 
 MAX_REDIRECTS = 5
 # Where github.com sends an attachment: signed storage URLs on its image hosts. An Enterprise Server serves its
