@@ -23,6 +23,8 @@ from reviewbot.app.port import GitHubPort
 from reviewbot.errors import GitHubError
 from reviewbot.jobs.pr_review.screenshots import screenshots
 from reviewbot.review.prompt.pixels import Checked, check_image
+from reviewbot.review.publish.rendercheck import LAYOUT_TAGS, hazards
+from reviewbot.review.publish.safemd import LinkPolicy
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
@@ -203,3 +205,21 @@ async def test_image_checks_run_off_the_event_loop(env: dict[str, str], fake_git
     parts, notes = await task
     assert len(notes) == 1 and notes[0].endswith("sent to the model (30×20)")
     assert [p["type"] for p in parts].count("image_url") == 1
+
+
+async def test_notes_about_hostile_image_urls_render_safely(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    """The coverage notes name every image: a name taken from a hostile URL must not ping, link or inject."""
+    settings = Settings.from_mapping({**env, "GITHUB_URL": fake_github.base_url})
+    urls = ["https://www.evil.example/pixel.png", "https://evil.example/a/www.evil.example",
+            "https://evil.example/@everyone", "https://evil.example/[x](mailto:a@evil.example)",
+            f"{fake_github.base_url}/user-attachments/assets/*boom*_<b>x</b>",
+            f"{fake_github.base_url}/user-attachments/assets/..%2F@org%2Fteam"]
+    body = " ".join(f"![{n}]({url})" for n, url in enumerate(urls))
+    body += '\n<img src="https://evil.example/x/`` <img src=y> ``">'
+    await review(web, settings, redis_url, open_pull(fake_github, body=body))
+    [posted] = fake_github.reviews[(REPO, 7)]
+    assert posted["body"].count("image ") >= len(urls)
+    policy = LinkPolicy(f"{fake_github.base_url}/{REPO}")
+    assert hazards(posted["body"].rpartition("\n")[0], policy, LAYOUT_TAGS) == []
