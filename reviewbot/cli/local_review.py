@@ -27,7 +27,7 @@ def review_command(settings: Settings, repo: Path, base: str, head: str, fmt: st
     change = read_local_change(repo, base, head)
     stores = FileStores(settings.data_dir)
     key = branch_layout_key(change.identity, change.branch)
-    inp = _input(settings, change, stores, key)
+    inp = local_input(settings, change, stores, key)
     if dry_run:
         print(_dry_run(settings, inp, prepare(inp), fmt, change.branch))
         return 0
@@ -40,7 +40,7 @@ def review_command(settings: Settings, repo: Path, base: str, head: str, fmt: st
     return 0
 
 
-def _input(settings: Settings, change: LocalChange, stores: FileStores, key: str) -> ReviewInput:
+def local_input(settings: Settings, change: LocalChange, stores: FileStores, key: str) -> ReviewInput:
     snapshot = change.snapshot or MemorySnapshot(change.base_files)
     options, warnings = read_options(snapshot, settings.prompt_budget,  # the base version, as for PRs
                                      changed=[f.path for f in change.diff.files])
