@@ -8,7 +8,7 @@ from typing import Any
 from reviewbot.action.permissions import explain, refused
 from reviewbot.app.port import GitHubPort
 from reviewbot.errors import GitHubError
-from reviewbot.queue.checkrun import CheckRun
+from reviewbot.jobs.pr_review.checkrun import CheckRun
 
 
 class ActionCheck(CheckRun):

@@ -16,12 +16,12 @@ from reviewbot.inference.client import ModelClient
 from reviewbot.inference.memo import MemoryMemo
 from reviewbot.inference.structured import StructuredReviewer
 from reviewbot.inference.verify_request import StructuredVerifier
+from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, load_config, only_merged_base
+from reviewbot.jobs.pr_review.post_review import publish, review_markers
+from reviewbot.jobs.pr_review.pr_prompt import pr_prompt
+from reviewbot.jobs.pr_review.screenshots import screenshots
 from reviewbot.learnings_store import from_config
-from reviewbot.queue.gates import AUTOMATIC, automatic_skip, load_config, only_merged_base
-from reviewbot.queue.post_review import publish, review_markers
-from reviewbot.queue.pr_prompt import pr_prompt
 from reviewbot.queue.request import ReviewRequest
-from reviewbot.queue.screenshots import screenshots
 from reviewbot.review.config import LoadedConfig, RepoConfig, with_security
 from reviewbot.review.engine import ReviewInput, ReviewResult, run_review
 from reviewbot.review.findings.security import SECURITY_TRIGGER
