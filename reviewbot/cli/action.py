@@ -20,7 +20,7 @@ def add(sub: Subparsers) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from reviewbot.action.environment import from_environ
-    from reviewbot.action.run import FAILED, run_action
+    from reviewbot.action.step import FAILED, run_action
 
     try:
         env = from_environ(os.environ)

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from reviewbot.errors import ConfigError
-from reviewbot.eval.benchmark import load_benchmark
 from reviewbot.eval.benchrun import PRResult, run_benchmark
 from reviewbot.eval.candidates import write_outputs
+from reviewbot.eval.golden import load_benchmark
 from reviewbot.eval.scoring import summarize
 from reviewbot.settings import Settings
 

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import httpx
 
-from reviewbot.cli.local_review import local_input
 from reviewbot.errors import ReviewbotError
-from reviewbot.eval.benchmark import BenchmarkPR
+from reviewbot.eval.golden import BenchmarkPR
 from reviewbot.eval.candidates import candidate_text, posted
 from reviewbot.eval.judge import judge
 from reviewbot.eval.prcommits import base_commit, find_clone, head_commit
@@ -22,6 +21,7 @@ from reviewbot.inference.factory import model_client
 from reviewbot.inference.structured import StructuredReviewer
 from reviewbot.model import Usage
 from reviewbot.repos.localgit import read_local_change
+from reviewbot.repos.localinput import local_input
 from reviewbot.review.config import CONFIG_PATH, parse_config
 from reviewbot.review.findings.schema import Finding
 from reviewbot.settings import Settings

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from reviewbot.eval.benchmark import BenchmarkPR
+from reviewbot.eval.golden import BenchmarkPR
 from reviewbot.review.engine import ReviewResult
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
 

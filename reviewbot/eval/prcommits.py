@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reviewbot.errors import ConfigError
-from reviewbot.eval.benchmark import BenchmarkPR
+from reviewbot.eval.golden import BenchmarkPR
 from reviewbot.repos.localgit import git
 
 FETCH_HINT = "git -C {clone} fetch origin '+refs/pull/*/head:refs/pull/*/head'"

@@ -11,8 +11,8 @@ import httpx
 
 from reviewbot.action.commands import run_command
 from reviewbot.action.environment import ActionEnv
-from reviewbot.action.events import action_decision
-from reviewbot.action.review import Outcome, Run, review_in_action
+from reviewbot.action.reviewing import Outcome, Run, review_in_action
+from reviewbot.action.trigger import action_decision
 from reviewbot.app.port import GitHubPort
 from reviewbot.errors import ConfigError, PermanentError, RetryableError
 from reviewbot.inference.factory import model_client

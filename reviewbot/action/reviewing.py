@@ -7,7 +7,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from reviewbot.action.checks import ActionCheck
+from reviewbot.action.action_check import ActionCheck
 from reviewbot.action.memory import MemoryRedis
 from reviewbot.action.permissions import MissingPermission, explain, refused
 from reviewbot.app.port import GitHubPort, PullInfo
