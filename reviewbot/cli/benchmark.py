@@ -21,6 +21,9 @@ from reviewbot.settings import Settings
 def benchmark_command(settings: Settings, args: argparse.Namespace) -> int:
     if args.repos is None:
         raise ConfigError("--benchmark needs --repos DIR: the local clones of the benchmark's repositories")
+    if args.model == "fake":
+        raise ConfigError("--benchmark reviews with the configured model; recorded answers (--model fake) belong to "
+                          "the suite's cases")
     settings.require(settings.missing_for_model(), "reviewbot eval --benchmark")
     prs = load_benchmark(args.benchmark, args.pr)
     results = asyncio.run(run_benchmark(prs, args.repos, settings, base_ref=args.base_ref,

@@ -108,6 +108,7 @@ def test_a_missing_pull_request_head_says_how_to_fetch_it(benchmark: tuple[Path,
     done = run_cli(["eval", "--benchmark", str(bench), "--repos", str(repos), "--out", str(tmp_path / "r"),
                     "--no-judge"], model_env(fake_model), tmp_path)
     assert done.returncode == 1
+    assert "not judged" in done.stdout and "acme/calc/pull/1 ERROR" in done.stdout  # the table
     assert "refs/pull/1/head is not in" in done.stderr and "fetch origin '+refs/pull/*/head:refs/pull/*/head'" \
         in done.stderr
     candidates = json.loads((tmp_path / "r" / "candidates.json").read_text())
