@@ -6,9 +6,9 @@ from typing import TypeGuard
 
 from reviewbot.errors import GitHubError, PermanentError
 
-FORK_NOTE = ("On a pull request from a fork, the `pull_request` event's token is read-only whatever the workflow "
-             "asks for; use `pull_request_target` (reviewbot only reads the pull request through the API and never "
-             "runs its code).")
+FORK_NOTE = ("On a pull request from a fork, the `pull_request` event gets no secrets and a read-only token whatever "
+             "the workflow asks for; use `pull_request_target` (reviewbot only reads the pull request through the API "
+             "and never runs its code).")
 
 
 class MissingPermission(PermanentError):

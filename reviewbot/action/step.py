@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import get_args
+from typing import Any, get_args
 
 import httpx
 
 from reviewbot.action.commands import run_command
 from reviewbot.action.environment import ActionEnv
+from reviewbot.action.permissions import FORK_NOTE
 from reviewbot.action.reviewing import Outcome, Run, review_in_action
 from reviewbot.action.trigger import action_decision
 from reviewbot.app.port import GitHubPort
@@ -36,8 +37,11 @@ async def run_action(env: ActionEnv) -> int:
         print(f"reviewbot: nothing to do: {reason}")
         _summary(env, f"Nothing to do: {reason}.")
         return 0
-    if isinstance(decision, ReviewRequest) or decision.command.verb in REVIEW_VERBS:
-        env.settings.require(env.settings.missing_for_model(), "reviewbot action (set the action's `api-token` input)")
+    missing = env.settings.missing_for_model()
+    if missing and (isinstance(decision, ReviewRequest) or decision.command.verb in REVIEW_VERBS):
+        fork = env.event_name == "pull_request" and _from_fork(env.event)
+        raise ConfigError(f"reviewbot action needs: {', '.join(missing)} (the action's `api-token` input, from a "
+                          "secret)" + (f". {FORK_NOTE}" if fork else ""))
     assert env.settings.github_token is not None  # from_environ refuses an environment without one
     port = GitHubPort(env.settings.github_token, env.settings.github_api_url)
     try:
@@ -71,6 +75,11 @@ def _finish(env: ActionEnv, outcome: Outcome) -> int:
         print("::error title=reviewbot::findings reached the blocking severity", file=sys.stderr)
         return BLOCKED
     return 0
+
+
+def _from_fork(event: dict[str, Any]) -> bool:
+    head = ((event.get("pull_request") or {}).get("head") or {}).get("repo") or {}
+    return bool(head.get("full_name")) and head.get("full_name") != (event.get("repository") or {}).get("full_name")
 
 
 def _summary(env: ActionEnv, text: str) -> None:

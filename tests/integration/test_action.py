@@ -173,3 +173,13 @@ def test_other_events_do_nothing(pull: dict[str, Any], tmp_path: Path, fake_gith
     done = run_action(tmp_path, fake_github, fake_model, "pull_request", labeled)
     assert done.returncode == 0 and "nothing to do" in done.stdout
     assert fake_model.requests == [] and fake_github.check_runs == {}
+
+
+def test_a_forks_pull_request_without_the_models_key_says_to_use_pull_request_target(
+        pull: dict[str, Any], tmp_path: Path, fake_github: FakeGitHub, fake_model: FakeModel) -> None:
+    event = pr_event(pull)
+    event["pull_request"]["head"]["repo"] = {**event["pull_request"]["head"]["repo"], "full_name": "someone/widgets"}
+    done = run_action(tmp_path, fake_github, fake_model, "pull_request", event, **{"api-token": ""})
+    assert done.returncode == 2
+    assert "CLOUDFLARE_API_TOKEN" in done.stderr and "gets no secrets" in done.stderr
+    assert "pull_request_target" in done.stderr and fake_github.check_runs == {}
