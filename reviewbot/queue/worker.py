@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from arq import Worker
+from arq import Worker, cron
 from arq.connections import RedisSettings
 from arq.worker import func
 
@@ -24,6 +24,11 @@ from reviewbot.inference.factory import model_client
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.ratelimit import RequestBucket
 from reviewbot.inference.structured import StructuredReviewer, Tools
+from reviewbot.jobs.audit.chunk_job import audit_chunk
+from reviewbot.jobs.audit.finish_job import finish_audit
+from reviewbot.jobs.audit.job_ids import CHUNK_FUNCTION, FINISH_FUNCTION, PLAN_FUNCTION, SCHEDULE_FUNCTION
+from reviewbot.jobs.audit.planner import plan_audit
+from reviewbot.jobs.audit.schedule import SCAN_MINUTES, audit_schedules
 from reviewbot.observe.jobcontext import record_request, watch_port
 from reviewbot.queue import keys
 from reviewbot.queue.comment_job import handle_command
@@ -124,7 +129,14 @@ def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, hand
                    # observed(..., "conversation"): each answer's cost is a `conversation` ledger record
                    func(observed(answer_thread, "conversation"), name=keys.CONVERSATION_FUNCTION,
                         max_tries=10_000),
-                   func(observed(rerun_suite, "suite"), name=keys.SUITE_FUNCTION, max_tries=5)],
+                   func(observed(rerun_suite, "suite"), name=keys.SUITE_FUNCTION, max_tries=5),
+                   # Audits: a chunk waiting in the provider's queue defers itself, so tries are mostly polls.
+                   func(observed(plan_audit, "audit"), name=PLAN_FUNCTION, max_tries=20),
+                   func(observed(audit_chunk, "audit"), name=CHUNK_FUNCTION, max_tries=10_000),
+                   func(observed(finish_audit, "audit"), name=FINISH_FUNCTION, max_tries=10_000)],
+        # Every few minutes one worker (arq's cron job id is unique per run) starts the scheduled audits that are due.
+        cron_jobs=[cron(observed(audit_schedules, "audit"), name=SCHEDULE_FUNCTION, minute=SCAN_MINUTES,
+                        run_at_startup=False, unique=True)],
         redis_settings=redis_settings(redis_url),
         on_startup=startup,
         on_shutdown=shutdown,

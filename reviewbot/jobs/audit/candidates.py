@@ -40,9 +40,11 @@ def finding_key(finding: Finding, read: Callable[[str], str | None]) -> str:
     return code_key(finding.path, finding.category, code)
 
 
-def distinct(done: dict[int, dict[str, Any]], read: Callable[[str], str | None]) -> dict[int, list[Finding]]:
-    """Each distinct candidate once, under the first chunk (in chunk order) that reported it."""
-    seen: set[str] = set()
+def distinct(done: dict[int, dict[str, Any]], read: Callable[[str], str | None],
+             known: list[dict[str, Any]]) -> dict[int, list[Finding]]:
+    """Each distinct candidate once, under the first chunk (in chunk order) that reported it; none that is
+    `known` already (a finding carried forward from the branch's last audit)."""
+    seen = {finding_key(Finding.model_validate(f), read) for f in known}
     owners: dict[int, list[Finding]] = {}
     for index in sorted(done):
         for raw in done[index]["findings"]:

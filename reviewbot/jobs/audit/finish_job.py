@@ -51,7 +51,7 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
     try:
         root = await audit_tree(deps, port, repo, record["sha"])
         snapshot = DirSnapshot(root)
-        owners = distinct(done, snapshot.read)
+        owners = distinct(done, snapshot.read, list(record.get("carried") or []))
 
         async def gate(held_tokens: int, held_usd: float) -> None:
             await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)

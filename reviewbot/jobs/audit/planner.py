@@ -7,7 +7,6 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.audit.chunks import CHUNK_TOKENS
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import PermanentError
 from reviewbot.inference.budget import BudgetSpent
@@ -77,7 +76,7 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     chosen = select(scoped, blobs, baseline, full)
     sizes = {p: s for p in chosen.audit if 0 < (s := (root / p).stat().st_size) <= MAX_TEXT_BYTES}
     price = deps.settings.prices.get(deps.settings.model)
-    planned = plan(sizes, CHUNK_TOKENS, price, deps.settings.prompt_budget, config.audit.max_usd)
+    planned = plan(sizes, deps.settings.audit_chunk_tokens, price, deps.settings.prompt_budget, config.audit.max_usd)
     record: dict[str, Any] = {
         "id": audit_id, "installation_id": installation_id, "repo": repo, "branch": branch, "sha": sha,
         "paths": list(scope), "full": full, "incremental": bool(baseline) and not full, "trigger": trigger,
