@@ -14,11 +14,10 @@ from reviewbot.settings import Settings
 
 def ask_service(settings: Settings, repo: str, branch: str, paths: list[str], full: bool) -> int:
     """Queue the audit's planning job in the service's Redis; the workers do the rest."""
-    from arq.connections import ArqRedis, create_pool
+    from arq.connections import ArqRedis, RedisSettings, create_pool
 
     from reviewbot.app.app_api import AppApi
     from reviewbot.jobs.audit.triggers import start_audit
-    from reviewbot.queue.worker import redis_settings
 
     async def run(url: str) -> tuple[str, str]:
         app = AppApi.from_settings(settings)
@@ -26,7 +25,7 @@ def ask_service(settings: Settings, repo: str, branch: str, paths: list[str], fu
             installation_id = await app.repo_installation(repo)
         finally:
             app.close()
-        pool: ArqRedis = await create_pool(redis_settings(url))
+        pool: ArqRedis = await create_pool(RedisSettings.from_dsn(url))
         try:
             return await start_audit(pool, installation_id, repo, branch=branch, paths=paths, full=full,
                                      trigger="cli", run=f"cli-{uuid.uuid4().hex}")

@@ -13,7 +13,8 @@ from arq.connections import create_pool
 from redis.asyncio import Redis
 
 from reviewbot.audit.service_state import AuditStore
-from reviewbot.queue.worker import build_deps, redis_settings
+from reviewbot.jobs.deps import build_deps
+from reviewbot.queue.worker import redis_settings
 from reviewbot.settings import Settings
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
@@ -108,7 +109,8 @@ async def test_a_second_audit_reads_only_changed_files_and_carries_the_rest_forw
     ask(web, fake_github, "@reviewbot-test audit")
     await run_worker_until_idle(settings, redis_url)
     second, first = await audits(redis_url)
-    assert second["incremental"] and [c["paths"] for c in second["chunks"]] == [["web/server.ts"]]
+    assert not first["incremental"] and second["incremental"]
+    assert [c["paths"] for c in second["chunks"]] == [["web/server.ts"]]
     assert second["unchanged"] == 2 and [f["title"] for f in second["findings"]] == [SQLI["title"]]  # carried
     shown = [c["requests"][0]["messages"][1]["content"] for c in fake_model.async_calls[first_submits:]
              if "requests" in c and verification_candidates(c["requests"][0]) is None]

@@ -22,7 +22,7 @@ from reviewbot.review.findings.schema import Finding
 from reviewbot.review.findings.verification import BATCH, apply_verdicts, verification_messages
 
 if TYPE_CHECKING:
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 
 @dataclass

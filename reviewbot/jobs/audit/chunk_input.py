@@ -21,7 +21,7 @@ from reviewbot.review.prompt.sections import PromptInput
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 MAX_ARCHIVE_BYTES = 500_000_000
 

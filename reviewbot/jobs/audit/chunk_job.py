@@ -26,7 +26,7 @@ from reviewbot.repos.cache import DirSnapshot
 from reviewbot.review.engine import run_review
 
 if TYPE_CHECKING:
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
 HOLD_LEASE_S = 86_400  # an audit holds its estimate for up to a day, across all its chunks and workers

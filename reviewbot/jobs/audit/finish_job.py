@@ -28,7 +28,7 @@ from reviewbot.repos.cache import DirSnapshot
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
 
 if TYPE_CHECKING:
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
 

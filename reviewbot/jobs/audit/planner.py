@@ -15,14 +15,14 @@ from reviewbot.jobs.audit.audit_text import busy_text, plan_text
 from reviewbot.jobs.audit.chunk_input import audit_tree
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.job_ids import CHUNK_FUNCTION, FINISH_FUNCTION, chunk_job_id, finish_job_id, hold_id
+from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.queue.enqueue import store_job
-from reviewbot.queue.gates import load_config
 from reviewbot.repos.cache import DirSnapshot
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
 

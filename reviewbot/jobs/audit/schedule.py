@@ -11,11 +11,11 @@ from reviewbot.app.app_api import AppApi
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import GitHubError, RetryableError
 from reviewbot.jobs.audit.triggers import start_audit
-from reviewbot.queue.gates import load_config
+from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.review.cronspec import due_period
 
 if TYPE_CHECKING:
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
 EVERY_MINUTES = 10  # how often the cron job scans; a cron expression matches in the minutes since the last scan
