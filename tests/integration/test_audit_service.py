@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -180,9 +181,12 @@ def test_two_worker_processes_finish_an_audit_asked_from_the_cli_though_one_is_k
         wait_for(lambda: "worker started" in second.text(), 30, "the second worker to start")
         wait_for(lambda: sum(1 for c in fake_model.async_calls if "request_id" in c) >= 3, 60, "chunks under way")
         first.kill()
+        killed_at = time.monotonic()
         killed = asyncio.run(audits(redis_url))[0]
         assert killed["status"] == "running" and killed["chunks_done"] < 9  # killed in the middle
         wait_for(lambda: asyncio.run(audits(redis_url))[0]["status"] == "done", 120, "the audit to finish")
+        print(f"\nkilled with {killed['chunks_done']} of 9 chunks done; the audit finished "
+              f"{time.monotonic() - killed_at:.1f} s later")
         status = run_cli(["audit", "status"], env, tmp_path)
     [record] = asyncio.run(audits(redis_url))
     assert len(record["chunks"]) == 9 and record["chunks_done"] == 9 and not record["not_audited"]

@@ -78,8 +78,8 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
         await edit_answer(port, record, final=True)
     finally:
         port.close()
-        with contextlib.suppress(RedisError):
-            await budget.release(installation_id, repo, hold_id(audit_id))
+    with contextlib.suppress(RedisError):  # else the hold lapses by itself after its lease
+        await budget.release(installation_id, repo, hold_id(audit_id))
     await store.unlock(repo, record["branch"], audit_id)
     await RedisMemo(redis, job_id).clear()
     log.info("audit finished", extra={"repo": repo, "audit": audit_id, "findings": len(record["findings"])})

@@ -8,17 +8,25 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.audit.service_state import AuditStore
-from reviewbot.errors import PermanentError
-from reviewbot.inference.budget import BudgetSpent
+from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.jobs.audit.audit_scope import in_scope, plan, select, under
 from reviewbot.jobs.audit.audit_text import busy_text, plan_text
 from reviewbot.jobs.audit.chunk_input import audit_tree
 from reviewbot.jobs.audit.chunk_job import audit_budget
-from reviewbot.jobs.audit.job_ids import CHUNK_FUNCTION, FINISH_FUNCTION, chunk_job_id, finish_job_id, hold_id
+from reviewbot.jobs.audit.job_ids import (
+    CHUNK_FUNCTION,
+    FINISH_FUNCTION,
+    chunk_job_id,
+    finish_job_id,
+    hold_id,
+    plan_job_id,
+)
 from reviewbot.jobs.pr_review.gates import load_config
+from reviewbot.queue import retries
 from reviewbot.queue.enqueue import store_job
 from reviewbot.repos.cache import DirSnapshot
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES
+from reviewbot.review.publish.markdown import neutralize_inline
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
@@ -48,11 +56,11 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
         try:
             record = await _plan(deps, port, store, audit_id, installation_id, repo, branch, paths or [], full,
                                  trigger, number)
-        except (PermanentError, BudgetSpent) as exc:
-            await store.unlock(repo, branch, audit_id)
-            if number is not None:
-                await port.create_issue_comment(repo, number, f"The audit could not start: {exc}")
-            return {"outcome": "failed", "reason": str(exc)}
+        except RetryableError as exc:  # GitHub or the budget's holds: the next try plans again (the lock is ours)
+            await retries.retry_later(redis, plan_job_id(audit_id), exc)
+            return await _refused(port, store, repo, branch, audit_id, number, f"{exc} (after several tries)")
+        except PermanentError as exc:
+            return await _refused(port, store, repo, branch, audit_id, number, str(exc))
         if number is not None:
             record["comment_id"] = await port.create_issue_comment(repo, number, plan_text(record))
             await store.save(record)
@@ -61,6 +69,14 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
     await _enqueue(redis, record)
     log.info("audit planned", extra={"repo": repo, "audit": audit_id, "chunks": len(record["chunks"])})
     return {"outcome": "planned", "audit": audit_id, "chunks": len(record["chunks"])}
+
+
+async def _refused(port: GitHubPort, store: AuditStore, repo: str, branch: str, audit_id: str, number: int | None,
+                   why: str) -> dict[str, Any]:
+    await store.unlock(repo, branch, audit_id)
+    if number is not None:
+        await port.create_issue_comment(repo, number, f"The audit could not start: {neutralize_inline(why)}")
+    return {"outcome": "failed", "reason": why}
 
 
 async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, installation_id: int, repo: str,
