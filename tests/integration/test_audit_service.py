@@ -193,6 +193,7 @@ def test_two_worker_processes_finish_an_audit_asked_from_the_cli_though_one_is_k
     assert [f["title"] for f in record["findings"]] == [SQLI["title"]]
     # No chunk paid twice: each request was submitted once, and the provider answered each once.
     submitted = [json.dumps(c["requests"][0], sort_keys=True) for c in fake_model.async_calls if "requests" in c]
-    assert len(submitted) == len(set(submitted)) == len(fake_model.served) == 10  # 9 chunks + 1 verification
+    assert len(submitted) == len(set(submitted)) == 10, len(submitted)  # 9 chunks + 1 verification
+    assert len(fake_model.served) == 10, [s["usage"]["prompt_tokens"] for s in fake_model.served]
     assert "audit_chunk" in second.text()  # the survivor took chunks over
     assert f"{REPO}@main (all)  done  9 chunks (0 not audited)  1 findings" in status.stdout

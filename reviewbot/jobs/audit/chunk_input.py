@@ -46,9 +46,22 @@ def chunk_input(deps: Deps, record: dict[str, Any], snapshot: DirSnapshot, index
     prompt = PromptInput(title=f"Security audit of {where}, part {index + 1} of {len(record['chunks'])}",
                          description=DESCRIPTION, diff=parse_diff(added_diff(files)), base_files={},
                          snapshot=Without(snapshot, paths), options=options)
-    # One affinity per audit: every chunk's prefix (system prompt, checklist, tools) lands on one cache.
-    return ReviewInput(prompt=prompt, affinity=affinity_id("audit", record["repo"], record["id"]),
-                       precision=precision(config))
+    return ReviewInput(prompt=prompt, affinity=audit_affinity(record), precision=precision(config))
+
+
+def audit_affinity(record: dict[str, Any]) -> str:
+    """One affinity per audit: every chunk's prefix (system prompt, checklist, tools) lands on one cache."""
+    return affinity_id("audit", record["repo"], record["id"])
+
+
+async def still_waiting(deps: Deps, redis: Any, scope: str, record: dict[str, Any]) -> float | None:
+    """Seconds until the next poll while a request of `scope` is still in the provider's queue (polled by its id,
+    without building any prompt); None when nothing waits and the job may build its requests."""
+    client, memo = deps.client, RedisMemo(redis, scope)
+    for key, request_id in await memo.waiting():
+        if not await client.answered(memo, key, request_id, audit_affinity(record)):
+            return client.async_poll_s
+    return None
 
 
 def audit_reviewer(deps: Deps, redis: Any, scope: str, root: Path, gate: Gate | None) -> StructuredReviewer:

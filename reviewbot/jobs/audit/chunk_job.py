@@ -16,7 +16,7 @@ from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.budget import DailyBudget
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import maybe_progress
-from reviewbot.jobs.audit.chunk_input import audit_reviewer, audit_tree, chunk_input
+from reviewbot.jobs.audit.chunk_input import audit_reviewer, audit_tree, chunk_input, still_waiting
 from reviewbot.jobs.audit.job_ids import FINISH_FUNCTION, chunk_job_id, finish_job_id, hold_id
 from reviewbot.observe.jobcontext import current
 from reviewbot.observe.metrics import AUDIT_CHUNKS, AUDIT_COST, AUDIT_TOKENS, Batch
@@ -56,6 +56,8 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
         raise retries.wait_for_slot()
     port = deps.installation_port(installation_id)
     try:
+        if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
+            raise Retry(defer=wait)  # the provider has not answered: no prompt is built, no slot kept
         root = await audit_tree(deps, port, repo, record["sha"])
         inp = chunk_input(deps, record, DirSnapshot(root), index)
 

@@ -18,7 +18,7 @@ from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import edit_answer
 from reviewbot.jobs.audit.candidates import Verified, distinct, verify
-from reviewbot.jobs.audit.chunk_input import audit_tree
+from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.job_ids import finish_job_id, hold_id
 from reviewbot.jobs.audit.publish import publish
@@ -57,6 +57,8 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
             await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)
 
         try:
+            if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
+                raise Retry(defer=wait)  # no verification prompt is built again until the provider answered
             verified = await verify(deps, redis, record, snapshot, gate, owners)
         except RedisError as exc:
             raise Retry(defer=5.0) from exc
