@@ -18,6 +18,7 @@ from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import maybe_progress
 from reviewbot.jobs.audit.chunk_input import audit_reviewer, audit_tree, chunk_input, still_waiting
 from reviewbot.jobs.audit.job_ids import FINISH_FUNCTION, chunk_job_id, finish_job_id, hold_id
+from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current
 from reviewbot.observe.metrics import AUDIT_CHUNKS, AUDIT_COST, AUDIT_TOKENS, Batch
 from reviewbot.queue import retries
@@ -77,7 +78,8 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
         return await _settle(deps, redis, store, record, index, failed=str(exc))
     finally:
         port.close()
-        await deps.slots.release(installation_id, job_id)
+        if not lease_lost():  # else the slot (same job id) is the worker's that runs the chunk now
+            await deps.slots.release(installation_id, job_id)
     report = result.report
     findings = [a.finding for a in report.placement.inline] + list(report.placement.outside)
     coverage = report.coverage

@@ -22,6 +22,7 @@ from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.job_ids import finish_job_id, hold_id
 from reviewbot.jobs.audit.publish import publish
+from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
 from reviewbot.repos.cache import DirSnapshot
@@ -80,6 +81,8 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
         await edit_answer(port, record, final=True)
     finally:
         port.close()
+    if lease_lost():  # another worker finishes the audit now (a LeaseLost before this point ended this try)
+        return {"outcome": "lease lost"}
     with contextlib.suppress(RedisError):  # else the hold lapses by itself after its lease
         await budget.release(installation_id, repo, hold_id(audit_id))
     await store.unlock(repo, record["branch"], audit_id)
