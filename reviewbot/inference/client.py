@@ -147,6 +147,15 @@ class ModelClient:
         await memo.save_result(key, {**result.payload, SYNC_MARK: True})
         return result
 
+    async def answered(self, memo: RequestMemo, key: str, request_id: str, affinity: str) -> bool:
+        """Poll one queued request by its id alone: True once its answer is in the memo (billed on arrival),
+        False while it waits. Lets a job that comes back to poll skip building its prompts until it has news."""
+        try:
+            await self._poll(memo, key, request_id, affinity)
+        except ModelQueued:
+            return False
+        return True
+
     async def _poll(self, memo: RequestMemo, key: str, request_id: str, affinity: str) -> ChatResult:
         try:
             completion = await self._queue(affinity).poll(request_id)

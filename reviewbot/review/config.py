@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from reviewbot.review.context.options import DEFAULT_PROMPT_BUDGET, ContextOptions
 from reviewbot.review.context.snapshot import Snapshot
+from reviewbot.review.cronspec import check_schedule
 from reviewbot.review.findings.refine import Precision
 from reviewbot.review.findings.security import checklist
 
@@ -34,6 +35,23 @@ class LearningRule(_Strict):
     path: str = Field(default="", max_length=300, description="Only findings in files matching this glob (empty: "
                                                                 "any file).")
     reason: str = Field(default="", max_length=200, description="Why (shown by `reviewbot learnings list`).")
+
+
+class AuditConfig(_Strict):
+    schedule: str | None = Field(default=None, max_length=100, description="When the service audits the default "
+                                 "branch by itself: `daily`, `weekly` or a cron expression (UTC). Unset: only on "
+                                 "request.")
+    paths: list[str] = Field(default_factory=list, max_length=100, description="Only these folders or files "
+                             "(empty: the whole repository).")
+    ignore: list[str] = Field(default_factory=list, max_length=200, description="Paths audits skip (gitignore "
+                              "syntax), on top of `ignore`.")
+    max_usd: float | None = Field(default=None, gt=0, le=10_000, description="Most an audit may cost (estimated); "
+                                  "what does not fit is left out and listed in the report.")
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, value: str | None) -> str | None:
+        return None if value is None else check_schedule(value)
 
 
 class RepoConfig(_Strict):
@@ -68,6 +86,8 @@ class RepoConfig(_Strict):
     learnings: list[LearningRule] = Field(default_factory=list, max_length=200, description="Findings the team "
                                           "has decided to live with: reviews hold them back, as they do findings "
                                           "dismissed in a review thread.")
+    audit: AuditConfig = Field(default_factory=AuditConfig, description="Security audits of the whole repository "
+                               "(`@app audit`, or on a schedule).")
 
     @field_validator("verify", mode="before")
     @classmethod

@@ -68,6 +68,8 @@ class Settings:
     max_jobs: int = env("REVIEWBOT_MAX_JOBS", p.count, 50, "Concurrent jobs per worker process.")
     installation_concurrency: int = env("REVIEWBOT_INSTALLATION_CONCURRENCY", p.count, 4,
                                         "Running reviews per installation, across all workers.")
+    audit_chunk_tokens: int = env("REVIEWBOT_AUDIT_CHUNK_TOKENS", p.count, 30_000,
+                                  "Code per chunk of a service audit, in tokens (one job and request per chunk).")
     shutdown_grace: float = env("REVIEWBOT_SHUTDOWN_GRACE", p.number, 60.0,
                                 "Seconds a stopping worker lets running reviews finish.")
     app_slug: str | None = env("REVIEWBOT_APP_SLUG", p.slug, None, "The name comments mention (`@slug review`).",

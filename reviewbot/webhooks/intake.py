@@ -72,7 +72,9 @@ class Intake:
             stored = await store_job(
                 self.pool, keys.COMMAND_FUNCTION,
                 (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.author,
-                 decision.trusted, decision.command.verb, decision.command.name), {}, job_id, delivery=delivery)
+                 decision.trusted, decision.command.verb, decision.command.name),
+                {"args": list(decision.command.args)} if decision.command.verb == "audit" else {}, job_id,
+                delivery=delivery)
             return _outcome(stored, job_id, delivery)
         if isinstance(decision, ThreadReply):
             job_id = keys.conversation_job_id(decision.repo, decision.comment_id)

@@ -35,7 +35,8 @@ _R = "/repos/{owner}/{repo}"
 OPERATIONS: list[tuple[str, str]] = [
     ("get", "/app"), ("get", "/app/installations"), ("get", "/app/installations/{installation_id}"),
     ("post", "/app/installations/{installation_id}/access_tokens"), ("get", f"{_R}/installation"),
-    ("get", "/app/hook/deliveries"), ("post", "/app/hook/deliveries/{delivery_id}/attempts"),
+    ("get", "/installation/repositories"), ("get", "/app/hook/deliveries"),
+    ("post", "/app/hook/deliveries/{delivery_id}/attempts"),
     ("post", "/app-manifests/{code}/conversions"), ("patch", "/app/hook/config"),
     ("get", _R), ("get", f"{_R}/git/trees/{{tree_sha}}"), ("get", f"{_R}/contents/{{path}}"),
     ("get", f"{_R}/tarball/{{ref}}"), ("get", f"{_R}/commits/{{ref}}"), ("get", f"{_R}/compare/{{basehead}}"),

@@ -58,6 +58,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", "/app/installations/{installation_id}", "jwt", github_auth.get_installation),
     ("POST", "/app/installations/{installation_id}/access_tokens", "jwt", github_auth.create_access_token),
     ("GET", f"{_REPO}/installation", "jwt", github_auth.get_repo_installation),
+    ("GET", "/installation/repositories", "token", github_auth.list_installation_repos),
     ("GET", "/app/hook/deliveries", "jwt", github_apps.list_deliveries),
     ("POST", "/app/hook/deliveries/{delivery_id}/attempts", "jwt", github_apps.redeliver),
     ("POST", "/app-manifests/{code}/conversions", "none", github_apps.convert_manifest),
@@ -131,6 +132,19 @@ class FakeGitHub(GitHubState):
                 permissions=dict(permissions or DEFAULT_PERMISSIONS),
                 account=repos[0].split("/")[0] if repos else "reviewbot-org",
             )
+
+    def set_branch(self, repo: str, branch: str, files: dict[str, str]) -> str:
+        """Point `branch` at a new commit holding exactly `files` (an audit reads a branch, not a pull request)."""
+        with self.lock:
+            sha = content_sha("branch", repo, branch, _tree_id(files))
+            self.commits[(repo, sha)] = dict(files)
+            self.branches[(repo, branch)] = sha
+            return sha
+
+    def add_issue(self, repo: str, number: int) -> None:
+        """A plain issue (not a pull request): comments on it are stored and listed like a pull request's."""
+        with self.lock:
+            self.issues.add((repo, number))
 
     def installation_for(self, repo: str) -> int | None:
         with self.lock:

@@ -160,6 +160,8 @@ class GitHubState:
             self.permissions: dict[str, str] = {}
             self.custom_roles: dict[str, str] = {}  # an organisation's custom repository role -> its base role
             self.pulls: dict[tuple[str, int], PullRequest] = {}
+            self.branches: dict[tuple[str, str], str] = {}  # (repo, branch) -> commit sha (set_branch)
+            self.issues: set[tuple[str, int]] = set()  # plain issues (not pull requests) that take comments
             # (repo, sha) -> files of that commit, served by the contents endpoint.
             self.commits: dict[tuple[str, str], dict[str, str]] = {}
             self.reviews: defaultdict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
@@ -226,6 +228,8 @@ class GitHubState:
         ref = ref or "main"
         if (repo, ref) in self.commits:
             return ref
+        if (repo, ref) in self.branches:
+            return self.branches[(repo, ref)]
         # Later pull requests win, the way a branch points at its latest push.
         for pr in reversed(list(self.pulls.values())):
             if pr.repo == repo and pr.base_ref == ref:

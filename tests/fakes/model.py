@@ -203,6 +203,9 @@ class FakeModel:
             self.queued: dict[str, tuple[dict[str, Any], str | None, int]] = {}
             self.async_polls_before_done = 1
             self.async_calls: list[dict[str, Any]] = []
+            # Request id -> its answer once run: the provider runs a queued request once, and every later poll
+            # of it gets the same answer (a client that polls again after a crash is not billed again).
+            self.async_done: dict[str, dict[str, Any]] = {}
             self.queue_errors: deque[_Error] = deque()  # answered by the queue (submit or poll) first
             self.async_final_status: str | None = None  # a due poll answers this status instead of the result
             # response_format kinds this provider refuses with 400 (8001): "strict" (a named schema with strict
@@ -323,12 +326,16 @@ class FakeModel:
             return _envelope({"status": "running", "request_id": request_id})
         if self.async_final_status is not None:
             return _envelope({"status": self.async_final_status, "request_id": request_id})
+        if request_id in self.async_done:
+            return _envelope(self.async_done[request_id])
         _, answer = self._next_answer(queued)
         if isinstance(answer, _Error):
             return _error_response(answer)
         completion = self._completion(queued, answer, affinity)
-        return _envelope({"responses": [{"id": 0, "result": completion, "success": True}],
-                          "usage": completion["usage"]})
+        done = {"responses": [{"id": 0, "result": completion, "success": True}], "usage": completion["usage"]}
+        with self._lock:
+            self.async_done[request_id] = done
+        return _envelope(done)
 
     def _contract(self, model: str) -> Contract | None:
         return CONTRACTS.get(model) or CONTRACTS.get(self.stand_ins.get(model, ""))

@@ -1,10 +1,12 @@
 """GitHubPort: the operations the bot needs, over PyGithub, called from async code through a thread.
 
-One seam assembled from one mixin per GitHub resource (pulls, contents, checks, reviews, issues) over PortBase.
+One seam assembled from one mixin per GitHub resource (pulls, contents, checks, reviews, issues, audits) over
+PortBase.
 """
 
 from __future__ import annotations
 
+from reviewbot.app.port.audits import AuditsAPI
 from reviewbot.app.port.base import DIFF_MEDIA_TYPE, MAX_LISTED
 from reviewbot.app.port.checks import ChecksAPI
 from reviewbot.app.port.contents import ContentsAPI
@@ -16,5 +18,5 @@ from reviewbot.app.requester import new_github
 __all__ = ["DIFF_MEDIA_TYPE", "MAX_LISTED", "GitHubPort", "PullInfo", "new_github"]
 
 
-class GitHubPort(PullsAPI, ContentsAPI, ChecksAPI, ReviewsAPI, IssuesAPI):
+class GitHubPort(PullsAPI, ContentsAPI, ChecksAPI, ReviewsAPI, IssuesAPI, AuditsAPI):
     """Everything reviewbot asks of GitHub for one installation; no PyGithub type leaks out."""
