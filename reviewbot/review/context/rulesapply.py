@@ -6,7 +6,7 @@ import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import pathspec
+from pathspec import GitIgnoreSpec
 
 from reviewbot.review.context.rulesfiles import RulesFile, candidates, parse
 from reviewbot.review.context.snapshot import Snapshot
@@ -63,7 +63,7 @@ def targets(rule: RulesFile, changed: Sequence[str], agents_dirs: set[str]) -> t
     if rule.scope == "nearest":
         return tuple(p for p in changed if _nearest(p, agents_dirs) == rule.directory)
     if rule.scope == "globs":
-        spec = pathspec.PathSpec.from_lines("gitwildmatch", rule.globs)
+        spec = GitIgnoreSpec.from_lines(list(rule.globs))
         return tuple(p for p in changed if spec.match_file(p))
     return ()
 
