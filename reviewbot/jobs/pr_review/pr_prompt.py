@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.inference.tools import RepoTools
+from reviewbot.jobs.pr_review.linked import linked_issues
 from reviewbot.jobs.pr_review.sources import base_snapshot
 from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.config import RepoConfig, context_options, precision
@@ -45,7 +46,8 @@ async def pr_prompt(deps: Deps, port: GitHubPort, redis: Any, installation_id: i
                               tools=tools is not None)
     prompt = PromptInput(title=pull.title, description=pull.body, diff=diff, base_files={}, snapshot=snapshot,
                          options=options, chars_per_token=calibration.chars_per_token, notes=notes,
-                         index=SqliteIndex(deps.settings.data_dir / "index") if root is not None else None)
+                         index=SqliteIndex(deps.settings.data_dir / "index") if root is not None else None,
+                         linked=await linked_issues(port, repo, pull), repo=repo)
     review_input = ReviewInput(prompt=prompt, affinity=affinity_id("pr", installation_id, repo, pull.number),
                                previous_layout=await stores.load_layout(layout_key), precision=precision(config))
     return PrPrompt(review_input, diff, tuple(unseen), tools, stores, layout_key)

@@ -92,3 +92,19 @@ def find_refs(texts: Iterable[str], repo: str, hosts: Iterable[str] = ("github.c
                     found[key] = Mention(found[key].ref if key in found else ref, closing)
             previous = word
     return list(found.values())
+
+
+def wanted(mentions: Iterable[Mention], closing: Iterable[tuple[str, int]], repo: str, own: int) -> list[Mention]:
+    """The issues to read: GitHub's closing references first, then the mentions in order, each once, never the
+    pull request itself; a mention GitHub also lists as closing counts as closing."""
+    merged: dict[tuple[str, int], Mention] = {}
+    for name, number in closing:
+        merged.setdefault((name.lower(), number), Mention(IssueRef(name, number), True))
+    for mention in mentions:
+        key = (mention.ref.repo.lower(), mention.ref.number)
+        if key not in merged:
+            merged[key] = mention
+        elif mention.closing:
+            merged[key] = Mention(merged[key].ref, True)
+    merged.pop((repo.lower(), own), None)
+    return sorted(merged.values(), key=lambda m: not m.closing)  # stable: first mention first within each

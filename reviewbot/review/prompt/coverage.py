@@ -80,7 +80,7 @@ def render_coverage(cov: Coverage) -> str:
         lines += [f"- {_code(p)}: {_prose(w)}" for p, w in cov.left_out[:MAX_LISTED]]
         lines += [*_more(len(cov.left_out)), ""]
     if cov.rules:
-        lines += ["**Rules files**", ""] + [_rule(r) for r in cov.rules[:MAX_LISTED]]
+        lines += ["**Rules files**", ""] + [_rule(r, cov.total_files) for r in cov.rules[:MAX_LISTED]]
         lines += [*_more(len(cov.rules)), ""]
     if cov.notes:
         lines += ["**Notes**", ""] + [f"- {_prose(n)}" for n in cov.notes[:MAX_LISTED]] + [""]
@@ -89,10 +89,11 @@ def render_coverage(cov: Coverage) -> str:
     return "\n".join(lines)
 
 
-def _rule(rule: tuple[str, str, str, tuple[str, ...]]) -> str:
+def _rule(rule: tuple[str, str, str, tuple[str, ...]], changed: int) -> str:
     path, status, why, files = rule
     names = ", ".join(_code(f) for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-    applied = f" to {len(files)} file(s): {names}" if files and status in ("applied", "truncated") else ""
+    applied = "" if not files or status not in ("applied", "truncated") else (
+        " to every changed file" if len(files) >= changed else f" to {len(files)} file(s): {names}")
     return f"- {_code(path)}: {status}{applied}" + (f" ({_prose(why)})" if why else "")
 
 
