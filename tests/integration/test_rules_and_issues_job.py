@@ -76,3 +76,20 @@ async def test_rules_files_apply_by_path_and_linked_issues_are_checked(
     assert "`.github/instructions/docs.instructions.md`: not applied (its excludeAgent keeps it out of code review)" \
         in text
     assert not fake_github.take_violations()
+
+
+async def test_without_the_archive_rules_files_near_the_change_come_through_the_contents_api(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.inject("GET", r"/repos/.*/tarball/.*", 404, {"message": "Not Found"}, times=5)
+    head = {**BASE, RETRY: BASE[RETRY].replace("tries = 5", "tries = 3")}
+    pull = fake_github.add_pull(REPO, 32, base_files=BASE, head_files=head, title="Fewer retries")
+    assert deliver(web, "pull_request", payload("pull_request.opened", pull)).status_code == 202
+    await run_worker_until_idle(settings, redis_url)
+    [request] = fake_model.review_requests()
+    user = request.json["messages"][1]["content"]
+    assert "Every route handler validates its input" in user  # packages/api/AGENTS.md, above the changed file
+    assert "State lives in React Query" not in user  # packages/web/CLAUDE.md is far from the change: not read
+    read = {r.path.split("/contents/", 1)[1] for r in fake_github.requests if "/contents/" in r.path}
+    assert "packages/web/CLAUDE.md" not in read and ".cursor/rules/typescript.mdc" in read
+    assert [r for r in fake_github.requests if "/git/trees/" in r.path]

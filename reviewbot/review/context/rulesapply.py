@@ -101,7 +101,7 @@ def select_rules(snapshot: Snapshot, changed: Sequence[str], mode: str | tuple[s
     """The rules files that apply to this change, in a fixed order, each capped and the whole capped."""
     if mode == "off":
         return RulesReport("")
-    paths = candidates(snapshot, None if mode == "auto" else list(mode))
+    paths = candidates(snapshot, None if mode == "auto" else list(mode), changed)
     agents_dirs = {posixpath.dirname(p) for p in paths if p.rsplit("/", 1)[-1] == "AGENTS.md"}
     uses: list[RuleUse] = []
     parts: list[str] = []

@@ -49,13 +49,24 @@ def known(path: str) -> bool:
     return parts[-1] in NESTED and not SKIPPED_DIRS.intersection(parts[:-1])
 
 
-def candidates(snapshot: Snapshot, listed: Sequence[str] | None = None) -> list[str]:
-    """The rules files of the base tree; `listed` (the configuration's own list) replaces discovery."""
+def candidates(snapshot: Snapshot, listed: Sequence[str] | None = None, changed: Sequence[str] = ()) -> list[str]:
+    """The rules files of the base tree near the change; `listed` (the configuration's list) replaces discovery."""
     present = snapshot.paths()
     if listed is not None:
         wanted = set(listed)
         return [p for p in present if p in wanted]
-    return [p for p in present if known(p)][:MAX_CANDIDATES]
+    return near(present, changed)[:MAX_CANDIDATES]
+
+
+def near(paths: Sequence[str], changed: Sequence[str]) -> list[str]:
+    """The rules files among `paths` worth reading for a change: every root-level or front-matter one, and nested
+    AGENTS.md / CLAUDE.md / GEMINI.md only in a directory above a changed file."""
+    above = {""}
+    for path in changed:
+        parts = path.split("/")[:-1]
+        above.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return [p for p in paths if known(p) and (p.rsplit("/", 1)[-1] not in NESTED or posixpath.dirname(p) in above
+                                             or p in ROOT_FILES)]
 
 
 def parse(path: str, raw: str) -> RulesFile:
