@@ -111,7 +111,8 @@ def _text(value: object) -> str:
 def _globs(value: object) -> tuple[str, ...]:
     """`"a, b"` (Copilot, Cursor) or a YAML list of globs."""
     items = value if isinstance(value, list) else [value]
-    return tuple(g.strip() for item in items if isinstance(item, str) for g in item.split(",") if g.strip())
+    globs = (g.strip().strip("\"'").strip() for item in items if isinstance(item, str) for g in item.split(","))
+    return tuple(g for g in globs if g)
 
 
 def front_matter(raw: str) -> tuple[dict[str, Any], str, str]:
@@ -128,5 +129,6 @@ def front_matter(raw: str) -> tuple[dict[str, Any], str, str]:
         data = yaml.safe_load(block)
     except yaml.YAMLError:
         pairs = (line.partition(":") for line in block.split("\n") if ":" in line and not line.startswith(" "))
-        return {k.strip(): v.strip() for k, _, v in pairs}, body, "front matter read line by line (not valid YAML)"
+        meta = {k.strip(): v.strip().strip("\"'") for k, _, v in pairs}
+        return meta, body, "front matter read line by line (not valid YAML)"
     return (data if isinstance(data, dict) else {}), body, ""

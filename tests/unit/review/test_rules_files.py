@@ -113,3 +113,11 @@ def test_front_matter_parsing() -> None:
     listed = parse(".cursor/rules/a.mdc", "---\nglobs:\n  - src/**/*.ts\n  - test/**\nalwaysApply: false\n---\nx")
     assert listed.scope == "globs" and listed.globs == ("src/**/*.ts", "test/**")
     assert front_matter("no front matter\n---\n") == ({}, "no front matter\n---\n", "")
+
+
+def test_front_matter_yaml_refuses_is_read_the_way_cursor_reads_it() -> None:
+    rule = parse(".cursor/rules/x.mdc", '---\ndescription: "Tests: use vitest"\nglobs: *.test.ts, "e2e/**"\n'
+                                        "alwaysApply: false\n---\nUse vitest.")
+    assert rule.scope == "globs" and rule.globs == ("*.test.ts", "e2e/**") and "line by line" in rule.note
+    always = parse(".cursor/rules/y.mdc", "---\nglobs: *.py\nalwaysApply: true\n---\nAlways.")
+    assert always.scope == "all"
