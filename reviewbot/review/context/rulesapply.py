@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
@@ -54,14 +54,15 @@ def _under(directory: str, path: str) -> bool:
     return not directory or path.startswith(directory + "/")
 
 
-def targets(rule: RulesFile, changed: Sequence[str], agents_dirs: set[str]) -> tuple[str, ...]:
-    """The changed files `rule` applies to (for AGENTS.md: those it is the nearest one above)."""
+def targets(rule: RulesFile, changed: Sequence[str], nearest: Mapping[str, str | None]) -> tuple[str, ...]:
+    """The changed files `rule` applies to (for AGENTS.md: those it is the nearest one above, from `nearest`:
+    changed file → the directory of its nearest AGENTS.md)."""
     if rule.scope == "all":
         return tuple(changed)
     if rule.scope == "tree":
         return tuple(p for p in changed if _under(rule.directory, p))
     if rule.scope == "nearest":
-        return tuple(p for p in changed if _nearest(p, agents_dirs) == rule.directory)
+        return tuple(p for p in changed if nearest.get(p) == rule.directory)
     if rule.scope == "globs":
         spec = GitIgnoreSpec.from_lines(list(rule.globs))
         return tuple(p for p in changed if spec.match_file(p))
@@ -103,18 +104,19 @@ def select_rules(snapshot: Snapshot, changed: Sequence[str], mode: str | tuple[s
         return RulesReport("")
     paths = candidates(snapshot, None if mode == "auto" else list(mode), changed)
     agents_dirs = {posixpath.dirname(p) for p in paths if p.rsplit("/", 1)[-1] == "AGENTS.md"}
+    nearest = {p: _nearest(p, agents_dirs) for p in changed}
     uses: list[RuleUse] = []
     parts: list[str] = []
     room = MAX_TOTAL_TOKENS
     seen: dict[str, str] = {}
     for path in sorted(paths, key=_rank):
-        rule = _applicable(path, snapshot, changed, agents_dirs)
+        rule = _applicable(path, snapshot, changed, nearest)
         if rule is None:
             continue
         if isinstance(rule, RuleUse):
             uses.append(rule)
             continue
-        files, text = targets(rule, changed, agents_dirs), rule.text.strip()
+        files, text = targets(rule, changed, nearest), rule.text.strip()
         key = " ".join(text.split())
         if key in seen:
             uses.append(RuleUse(path, "duplicate", f"the same text as {seen[key]}", files))
@@ -137,11 +139,11 @@ def select_rules(snapshot: Snapshot, changed: Sequence[str], mode: str | tuple[s
 
 
 def _applicable(path: str, snapshot: Snapshot, changed: Sequence[str],
-                agents_dirs: set[str]) -> RulesFile | RuleUse | None:
+                nearest: Mapping[str, str | None]) -> RulesFile | RuleUse | None:
     """The parsed file when it applies to some changed file; a RuleUse saying why not for files whose own tool
     decides by front matter; None for nested files far from the change (not worth a line in the report)."""
     by_name = parse(path, "")
-    if by_name.scope in ("nearest", "tree") and not targets(by_name, changed, agents_dirs):
+    if by_name.scope in ("nearest", "tree") and not targets(by_name, changed, nearest):
         if by_name.directory:
             return None
         if changed:
@@ -152,6 +154,6 @@ def _applicable(path: str, snapshot: Snapshot, changed: Sequence[str],
     rule = parse(path, raw)
     if rule.scope == "none":
         return RuleUse(path, "not applied", rule.why_not)
-    if rule.scope == "globs" and not targets(rule, changed, agents_dirs):
+    if rule.scope == "globs" and not targets(rule, changed, nearest):
         return RuleUse(path, "not applied", "its globs match none of the changed files")
     return rule

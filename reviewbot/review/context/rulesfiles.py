@@ -19,6 +19,7 @@ ROOT_FILES = (".claude/CLAUDE.md", ".gemini/styleguide.md", ".cursorrules", ".gi
               "CONTRIBUTING.md", ".github/CONTRIBUTING.md", "docs/CONTRIBUTING.md", "REVIEWING.md")
 CURSOR_DIR = ".cursor/rules/"
 COPILOT_DIR = ".github/instructions/"
+KNOWN_ENDINGS = (".mdc", ".instructions.md", *NESTED)
 SKIPPED_DIRS = {"node_modules", "vendor", "third_party", ".venv", "venv", ".git"}
 MAX_CANDIDATES = 400  # a monorepo's hundreds of nested files: only those nearest the changed files are read
 
@@ -41,6 +42,8 @@ def known(path: str) -> bool:
     """A path one of the agents' conventions reads (nested files anywhere outside vendored trees)."""
     if path in ROOT_FILES:
         return True
+    if not path.endswith(KNOWN_ENDINGS):  # the common case, answered without splitting the path
+        return False
     if path.startswith(CURSOR_DIR):
         return path.endswith(".mdc")
     if path.startswith(COPILOT_DIR):
@@ -65,8 +68,10 @@ def near(paths: Sequence[str], changed: Sequence[str]) -> list[str]:
     for path in changed:
         parts = path.split("/")[:-1]
         above.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
-    return [p for p in paths if known(p) and (p.rsplit("/", 1)[-1] not in NESTED or posixpath.dirname(p) in above
-                                             or p in ROOT_FILES)]
+    # The endswith test first: a 100,000-file tree is scanned without a call per path.
+    found = [p for p in paths if (p.endswith(KNOWN_ENDINGS) or p in ROOT_FILES) and known(p)]
+    return [p for p in found if p.rsplit("/", 1)[-1] not in NESTED or posixpath.dirname(p) in above
+            or p in ROOT_FILES]
 
 
 def parse(path: str, raw: str) -> RulesFile:
