@@ -105,7 +105,8 @@ def select_rules(snapshot: Snapshot, changed: Sequence[str], mode: str | tuple[s
     paths = candidates(snapshot, None if mode == "auto" else list(mode), changed)
     agents_dirs = {posixpath.dirname(p) for p in paths if p.rsplit("/", 1)[-1] == "AGENTS.md"}
     nearest = {p: _nearest(p, agents_dirs) for p in changed}
-    uses: list[RuleUse] = []
+    uses = [RuleUse(p, "not applied", "listed in the configuration, not in the base commit")
+            for p in (mode if isinstance(mode, tuple) else ()) if p not in paths]
     parts: list[str] = []
     room = MAX_TOTAL_TOKENS
     seen: dict[str, str] = {}

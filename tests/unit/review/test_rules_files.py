@@ -92,6 +92,8 @@ def test_configuration_turns_them_off_or_names_the_files() -> None:
     options = context_options(listed, 100_000, [API], tools=False)
     result = guidance(MemorySnapshot(REPO), options, [API])
     assert result.sources == ("packages/api/AGENTS.md", "docs/CONTRIBUTING.md")
+    missing = uses([API], mode=("docs/REVIEW_GUIDE.md", "AGENTS.md"))
+    assert missing["docs/REVIEW_GUIDE.md"].why == "listed in the configuration, not in the base commit"
     assert parse_config("instructions_files: sometimes\n").errors
 
 
