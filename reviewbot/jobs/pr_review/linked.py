@@ -21,12 +21,8 @@ log = logging.getLogger(__name__)
 async def linked_issues(port: GitHubPort, repo: str, pull: PullInfo) -> tuple[LinkedIssue, ...]:
     """References in the description and the commit messages, and GitHub's closingIssuesReferences; the first
     few read, closing ones first. An issue the installation cannot read is listed as not read, never guessed."""
-    try:
-        messages = await port.pull_commit_messages(repo, pull.number)
-    except GitHubError as exc:  # permanent: review without them rather than not at all
-        log.warning("pull request commits unavailable", extra={"repo": repo, "error": str(exc)})
-        messages = []
-    closing = await port.closing_issues(repo, pull.number)
+    messages, closing = await asyncio.gather(_messages(port, repo, pull.number),
+                                             port.closing_issues(repo, pull.number))
     host = urllib.parse.urlsplit(pull.html_url).hostname or "github.com"
     refs = wanted(find_refs([pull.body, *messages], repo, (host,)), closing, repo, pull.number)
     read = await asyncio.gather(*(port.get_issue(m.ref.repo, m.ref.number) for m in refs[:MAX_ISSUES]))
@@ -34,6 +30,14 @@ async def linked_issues(port: GitHubPort, repo: str, pull: PullInfo) -> tuple[Li
     issues += [LinkedIssue(m.ref, m.closing, why_not=f"over the limit of {MAX_ISSUES} linked issues")
                for m in refs[MAX_ISSUES:]]
     return tuple(issues)
+
+
+async def _messages(port: GitHubPort, repo: str, number: int) -> list[str]:
+    try:
+        return await port.pull_commit_messages(repo, number)
+    except GitHubError as exc:  # permanent: review without them rather than not at all
+        log.warning("pull request commits unavailable", extra={"repo": repo, "error": str(exc)})
+        return []
 
 
 def _issue(mention: Mention, text: IssueText) -> LinkedIssue:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,9 @@ async def pr_prompt(deps: Deps, port: GitHubPort, redis: Any, installation_id: i
     calibrated estimate; `notes` go to the prompt's last section, where they cost no cached prefix."""
     diff_text, unseen = await load_diff(port, repo, pull.number, pull.base_sha, pull.head_sha)
     diff = parse_diff(diff_text)
-    snapshot, root = await base_snapshot(deps, port, repo, pull, diff)
+    # The linked issues are read while the base tree downloads: neither waits for the other.
+    (snapshot, root), linked = await asyncio.gather(base_snapshot(deps, port, repo, pull, diff),
+                                                    linked_issues(port, repo, pull))
     stores = RedisStores(redis)
     layout_key = pr_layout_key(repo, pull.number)
     calibration = await stores.calibration(deps.settings.model)
@@ -47,7 +50,7 @@ async def pr_prompt(deps: Deps, port: GitHubPort, redis: Any, installation_id: i
     prompt = PromptInput(title=pull.title, description=pull.body, diff=diff, base_files={}, snapshot=snapshot,
                          options=options, chars_per_token=calibration.chars_per_token, notes=notes,
                          index=SqliteIndex(deps.settings.data_dir / "index") if root is not None else None,
-                         linked=await linked_issues(port, repo, pull), repo=repo)
+                         linked=linked, repo=repo)
     review_input = ReviewInput(prompt=prompt, affinity=affinity_id("pr", installation_id, repo, pull.number),
                                previous_layout=await stores.load_layout(layout_key), precision=precision(config))
     return PrPrompt(review_input, diff, tuple(unseen), tools, stores, layout_key)
