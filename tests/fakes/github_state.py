@@ -194,6 +194,7 @@ class GitHubState:
             self.issues: dict[tuple[str, int], dict[str, Any]] = {}
             self.closing: dict[tuple[str, int], list[tuple[str, int]]] = {}
             self.commit_messages: dict[tuple[str, str], str] = {}
+            self.attachment_redirects: dict[str, str] = {}  # asset id -> where GitHub sends it (signed storage)
 
     def suite_id(self, repo: str, head_sha: str) -> int:
         """GitHub makes one check suite per App and commit: every check run of ours on that commit is in it."""
