@@ -109,6 +109,10 @@ def _dry_run(settings: Settings, inp: ReviewInput, plan: Plan, fmt: str, branch:
         lines += ["", f"Related but left out ({len(coverage.left_out)}):"]
         lines += [f"  {p}: {w}" for p, w in coverage.left_out[:40]]
         lines += [f"  … and {len(coverage.left_out) - 40} more"] if len(coverage.left_out) > 40 else []
+    if coverage.rules:  # the team's rules files: which applied to how many changed files, which were cut and why
+        lines += ["", f"Rules files ({len(coverage.rules)}):"]
+        lines += [f"  {p}: {s}" + (f" to {len(f)} file(s)" if f and s in ("applied", "truncated") else "")
+                  + (f" ({w})" if w else "") for p, s, w, f in coverage.rules]
     lines += ["", f"Diff: {len(coverage.reviewed)} file(s) in full, {len(coverage.partial)} in part"]
     lines += [f"  in part: {p}: {w}" for p, w in coverage.partial]
     lines += [f"  not reviewed: {p}: {r}" for p, r in coverage.skipped]

@@ -63,6 +63,11 @@ class RepoConfig(_Strict):
     path_instructions: dict[str, str] = Field(default_factory=dict,
                                               description="Glob → extra instructions for matching files.")
     instructions: str = Field(default="", max_length=20_000, description="Extra instructions for every review.")
+    instructions_files: Literal["auto", "off"] | list[str] = Field(
+        default="auto", description="The team's rules files for coding agents, read from the base commit: auto "
+        "(AGENTS.md, CLAUDE.md, GEMINI.md, .gemini/styleguide.md, .cursorrules, .cursor/rules/*.mdc, "
+        ".github/copilot-instructions.md, .github/instructions/*.instructions.md, CONTRIBUTING.md), off, or a "
+        "list of the files to read.")
     severity_threshold: Severity = Field(default="minor", description="The lowest severity that is posted.")
     blocking_severity: Severity | None = Field(
         default=None, description="Findings at or above this severity make the check run fail. Unset: never fail.")
@@ -88,6 +93,18 @@ class RepoConfig(_Strict):
                                           "dismissed in a review thread.")
     audit: AuditConfig = Field(default_factory=AuditConfig, description="Security audits of the whole repository "
                                "(`@app audit`, or on a schedule).")
+
+    @field_validator("instructions_files", mode="before")
+    @classmethod
+    def _files_switch(cls, value: object) -> object:
+        """A bare `off` is false to YAML: the word it was. Listed paths are relative to the root, at most 50."""
+        if isinstance(value, bool):
+            return "auto" if value else "off"
+        if isinstance(value, list):
+            if len(value) > 50:
+                raise ValueError("list at most 50 files")
+            return [v.strip().removeprefix("./") if isinstance(v, str) else v for v in value]
+        return value
 
     @field_validator("verify", mode="before")
     @classmethod
@@ -190,8 +207,10 @@ def precision(config: RepoConfig) -> Precision:
 
 def context_options(config: RepoConfig, default_budget: int, paths: list[str], *, tools: bool) -> ContextOptions:
     """What the context engine needs from the configuration: budget, ignore globs and instructions."""
+    files = config.instructions_files
     return ContextOptions(budget_tokens=config.budget or default_budget, ignore=tuple(config.ignore)[:200],
-                          instructions=guidance_text(config, paths), tools=tools)
+                          instructions=guidance_text(config, paths), tools=tools,
+                          rules_files=files if isinstance(files, str) else tuple(files))
 
 
 def read_options(snapshot: Snapshot, default_budget: int = DEFAULT_PROMPT_BUDGET, tools: bool = False,

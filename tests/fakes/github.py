@@ -2,7 +2,7 @@
 
 `FakeGitHub` is the state (see `GitHubState`) plus the setup helpers tests call and the Starlette app
 that routes requests to the endpoint modules (`github_auth`, `github_repos`, `github_reviews`,
-`github_checks`, `github_issues`). Every request is recorded and charged to its rate-limit bucket;
+`github_checks`, `github_issues`, `github_linked`). Every request is recorded and charged to its rate-limit bucket;
 then an injected fault, if one matches, answers it; otherwise it must authenticate (app JWT, or an
 installation or personal token) before its endpoint runs. Unknown paths are 404 whatever the credentials.
 """
@@ -30,6 +30,7 @@ from tests.fakes import (
     github_contract,
     github_graphql,
     github_issues,
+    github_linked,
     github_repos,
     github_reviews,
 )
@@ -91,6 +92,8 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("PATCH", f"{_REPO}/issues/comments/{{comment_id}}", "token", github_issues.update_comment),
     ("GET", f"{_REPO}/issues/comments/{{comment_id}}/reactions", "token", github_issues.list_reactions),
     ("POST", f"{_REPO}/issues/comments/{{comment_id}}/reactions", "token", github_issues.create_reaction),
+    ("GET", f"{_REPO}/issues/{{number}}", "token", github_linked.get_issue),
+    ("GET", f"{_REPO}/pulls/{{number}}/commits", "token", github_linked.list_pull_commits),
 ]
 _ALL_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"]
 _RATE_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
@@ -262,6 +265,23 @@ class FakeGitHub(GitHubState):
         """What GitHub's redirect after "Create GitHub App" carries; converting it returns this App and key."""
         with self.lock:
             self.manifest_codes[code] = private_key_pem
+
+    def add_issue(self, repo: str, number: int, title: str, body: str = "", *, state: str = "open",
+                  author: str = "octocat") -> dict[str, Any]:
+        """An issue of `repo` (which may be outside every installation: then the App cannot read it)."""
+        with self.lock:
+            return github_linked.add_issue(self, repo, number, title, body, state, author)
+
+    def link_closing_issue(self, repo: str, number: int, issue_repo: str, issue_number: int) -> None:
+        """Link an issue to the pull request by hand (the sidebar's Development box): GraphQL lists it in
+        `closingIssuesReferences`."""
+        with self.lock:
+            self.closing.setdefault((repo, number), []).append((issue_repo, issue_number))
+
+    def set_commit_message(self, repo: str, sha: str, message: str) -> None:
+        """The message of a pushed head commit, as the pull request's commit list shows it."""
+        with self.lock:
+            self.commit_messages[(repo, sha)] = message
 
     def take_violations(self) -> list[str]:
         """The contract violations seen so far, forgotten once taken (for tests that break the contract on purpose)."""

@@ -192,6 +192,10 @@ class GitHubState:
             self.suites: dict[tuple[str, str], int] = {}  # (repo, head SHA) -> the App's check suite there
             # Files attached to descriptions and comments: asset id -> (content type, bytes).
             self.attachments: dict[str, tuple[str, bytes]] = {}
+            # Linked issues (github_linked): issues, closing references linked by hand, commit messages.
+            self.issues: dict[tuple[str, int], dict[str, Any]] = {}
+            self.closing: dict[tuple[str, int], list[tuple[str, int]]] = {}
+            self.commit_messages: dict[tuple[str, str], str] = {}
             self.attachment_redirects: dict[str, str] = {}  # asset id -> where GitHub sends it (signed storage)
 
     def suite_id(self, repo: str, head_sha: str) -> int:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.inference.tools import RepoTools
+from reviewbot.jobs.pr_review.linked import linked_issues
 from reviewbot.jobs.pr_review.sources import base_snapshot
 from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.config import RepoConfig, context_options, precision
@@ -37,7 +39,9 @@ async def pr_prompt(settings: Settings, port: GitHubPort, redis: RedisLike, inst
     section, where they cost no cached prefix."""
     diff_text, unseen = await load_diff(port, repo, pull.number, pull.base_sha, pull.head_sha)
     diff = parse_diff(diff_text)
-    snapshot, root = await base_snapshot(settings, port, repo, pull, diff)
+    # The linked issues are read while the base tree downloads: neither waits for the other.
+    (snapshot, root), linked = await asyncio.gather(base_snapshot(settings, port, repo, pull, diff),
+                                                    linked_issues(port, repo, pull))
     stores = RedisStores(redis)
     layout_key = pr_layout_key(repo, pull.number)
     calibration = await stores.calibration(settings.model)
@@ -46,7 +50,8 @@ async def pr_prompt(settings: Settings, port: GitHubPort, redis: RedisLike, inst
                               tools=tools is not None)
     prompt = PromptInput(title=pull.title, description=pull.body, diff=diff, base_files={}, snapshot=snapshot,
                          options=options, chars_per_token=calibration.chars_per_token, notes=notes,
-                         index=SqliteIndex(settings.data_dir / "index") if root is not None else None)
+                         index=SqliteIndex(settings.data_dir / "index") if root is not None else None,
+                         linked=linked, repo=repo)
     review_input = ReviewInput(prompt=prompt, affinity=affinity_id("pr", installation_id, repo, pull.number),
                                previous_layout=await stores.load_layout(layout_key), precision=precision(config))
     return PrPrompt(review_input, diff, tuple(unseen), tools, stores, layout_key)

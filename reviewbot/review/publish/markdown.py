@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 
 from reviewbot.model import Usage
 from reviewbot.review.findings.anchoring import Anchored, Placement
-from reviewbot.review.findings.schema import SEVERITY_RANK, FileNote, Finding
+from reviewbot.review.findings.schema import SEVERITY_RANK, FileNote, Finding, IssueVerdict
 from reviewbot.review.findings.security import security_section
 from reviewbot.review.findings.verification import Checks
 from reviewbot.review.prompt.coverage import Coverage, coverage_line, render_coverage
 from reviewbot.review.publish.cutting import bounded
+from reviewbot.review.publish.issuelines import issue_lines
 from reviewbot.review.publish.redaction import redact
 from reviewbot.review.publish.safemd import LinkPolicy, fence, safe_inline, safe_markdown
 
@@ -80,6 +81,8 @@ class ReviewReport:
     coverage: Coverage | None = None  # what the review saw and skipped (context engine)
     checks: Checks | None = None  # precision policy: passes, verification verdicts
     security: bool = False  # security mode: the summary lists CWE → count
+    issues: tuple[IssueVerdict, ...] = ()  # the model's word on each linked issue it was shown
+    repo: str = ""  # owner/name, to know `#12` from another repository's issue
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,9 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
     lines = ["### reviewbot", "", headline(posted), ""]
     if report.summary.strip():
         lines += [neutralize(report.summary.strip(), policy), ""]
+    linked = report.coverage.issues if report.coverage is not None else ()
+    for line in issue_lines(report.issues, linked, report.repo, policy):
+        lines += [line, ""]
     count = len(report.placement.inline)
     lines.append(f"{count} inline comment{'s' if count != 1 else ''}." if count > 0 else "No inline comments.")
     lines += _notes(notes)
