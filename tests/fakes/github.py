@@ -144,11 +144,6 @@ class FakeGitHub(GitHubState):
             self.branches[(repo, branch)] = sha
             return sha
 
-    def add_issue(self, repo: str, number: int) -> None:
-        """A plain issue (not a pull request): comments on it are stored and listed like a pull request's."""
-        with self.lock:
-            self.issues.add((repo, number))
-
     def installation_for(self, repo: str) -> int | None:
         with self.lock:
             return next((i.id for i in self.installations.values() if repo in i.repos), None)
@@ -266,9 +261,10 @@ class FakeGitHub(GitHubState):
         with self.lock:
             self.manifest_codes[code] = private_key_pem
 
-    def add_issue(self, repo: str, number: int, title: str, body: str = "", *, state: str = "open",
+    def add_issue(self, repo: str, number: int, title: str = "An issue", body: str = "", *, state: str = "open",
                   author: str = "octocat") -> dict[str, Any]:
-        """An issue of `repo` (which may be outside every installation: then the App cannot read it)."""
+        """A plain issue (not a pull request) of `repo`, readable and taking comments like a pull request's (the
+        repository may be outside every installation: then the App cannot read it)."""
         with self.lock:
             return github_linked.add_issue(self, repo, number, title, body, state, author)
 

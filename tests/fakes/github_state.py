@@ -161,7 +161,6 @@ class GitHubState:
             self.custom_roles: dict[str, str] = {}  # an organisation's custom repository role -> its base role
             self.pulls: dict[tuple[str, int], PullRequest] = {}
             self.branches: dict[tuple[str, str], str] = {}  # (repo, branch) -> commit sha (set_branch)
-            self.issues: set[tuple[str, int]] = set()  # plain issues (not pull requests) that take comments
             # (repo, sha) -> files of that commit, served by the contents endpoint.
             self.commits: dict[tuple[str, str], dict[str, str]] = {}
             self.reviews: defaultdict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
@@ -193,6 +192,7 @@ class GitHubState:
             # Files attached to descriptions and comments: asset id -> (content type, bytes).
             self.attachments: dict[str, tuple[str, bytes]] = {}
             # Linked issues (github_linked): issues, closing references linked by hand, commit messages.
+            # plain issues (not pull requests): readable, and they take comments like a pull request
             self.issues: dict[tuple[str, int], dict[str, Any]] = {}
             self.closing: dict[tuple[str, int], list[tuple[str, int]]] = {}
             self.commit_messages: dict[tuple[str, str], str] = {}
