@@ -1,4 +1,5 @@
-"""`@app review`, `full review`, `security-review`, `pause`, `resume`, `help` in PR comments (pure parsing)."""
+"""`@app review`, `full review`, `security-review`, `pause`, `resume`, `help` in PR comments, and `audit [full]
+[PATH…]` in issue or PR comments (pure parsing)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-Verb = Literal["review", "full review", "security-review", "pause", "resume", "help", "unknown"]
-VERBS: tuple[Verb, ...] = ("full review", "security-review", "review", "pause", "resume", "help")
+Verb = Literal["review", "full review", "security-review", "pause", "resume", "help", "audit", "unknown"]
+VERBS: tuple[Verb, ...] = ("full review", "security-review", "review", "pause", "resume", "help", "audit")
+MAX_AUDIT_PATHS = 20
 HELP = """reviewbot commands (write them in a pull request comment):
 
 - `@{name} review`: review the latest commit (only what changed since the last review).
@@ -17,7 +19,12 @@ HELP = """reviewbot commands (write them in a pull request comment):
 secrets, deserialisation, path traversal, SSRF, crypto, unsafe defaults, dependencies), findings tagged with CWE \
 ids and every one verified.
 - `@{name} pause` / `@{name} resume`: stop or restart automatic reviews on this pull request.
+- `@{name} audit [full] [PATH…]` (also in an issue): a security audit of the default branch, or of these \
+folders; after a first audit only changed files are audited again, unless `full`.
 - `@{name} help`: this message.
+
+In one of reviewbot's review threads, on a line of its own: `@{name} dismiss [reason]` (or `won't fix`, \
+`false positive`) stops the finding from being raised again, `@{name} forget` undoes that.
 
 Only people with write access to the repository can start reviews."""
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
@@ -27,6 +34,7 @@ _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 class Command:
     verb: Verb
     name: str  # the name it was addressed to, for replies
+    args: tuple[str, ...] = ()  # `audit`: "full" first when asked, then the paths
 
 
 def parse_command(body: str, names: Iterable[str]) -> Command | None:
@@ -48,8 +56,22 @@ def parse_command(body: str, names: Iterable[str]) -> Command | None:
                 if rest == candidate or rest.startswith(candidate + " "):
                     verb = candidate
                     break
-            return Command(verb=verb, name=match.group(1))
+            args = _audit_args(match.group(2)) if verb == "audit" else ()
+            return Command(verb=verb, name=match.group(1), args=args)
     return None
+
+
+def _audit_args(rest: str) -> tuple[str, ...]:
+    """`full` and the repository paths after `audit`, as written (paths are case-sensitive); anything that could
+    leave the repository (`..`) is dropped, and so is a path that is not plain text."""
+    words = rest.replace(",", " ").split()[1:]
+    full = bool(words) and words[0].lower() == "full"
+    paths = []
+    for word in words[1 if full else 0:]:
+        path = word.strip().strip("/")
+        if path and ".." not in path.split("/") and path.isprintable() and len(path) <= 200:
+            paths.append(path)
+    return (("full",) if full else ()) + tuple(dict.fromkeys(paths))[:MAX_AUDIT_PATHS]
 
 
 def help_text(name: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import asdict, dataclass
@@ -12,48 +13,89 @@ from reviewbot.review.findings.dismissals import Learning, normalise_rule
 if TYPE_CHECKING:  # the web process (dashboard) reads learnings without loading the configuration schema
     from reviewbot.review.config import LearningRule
 
-PREFIX = "reviewbot:learnings:"  # + repo → hash: code key (or `rule:…`) → JSON
+PREFIX = "reviewbot:learnings:"  # + repo → hash: code key (`…#prN` for one PR, `rule:…`) → JSON
+DAY = 86_400.0
+DEFAULT_TTL_DAYS = 180
+_FIELDS = {f.name: f for f in dataclasses.fields(Learning)}
 
 
 @dataclass(frozen=True)
 class Stored:
-    """One remembered dismissal and where it came from."""
+    """One remembered dismissal, the hash field it is kept under, and when it expires."""
 
     repo: str
     key: str  # the hash field: what `reviewbot learnings forget` takes
     learning: Learning
-    pr: int = 0
-    title: str = ""
-    at: float = 0.0
+    expires: float = 0.0
+
+    @property
+    def pr(self) -> int:
+        return self.learning.pr
+
+    @property
+    def title(self) -> str:
+        return self.learning.title
+
+    @property
+    def at(self) -> float:
+        return self.learning.at
+
+    @property
+    def expires_day(self) -> str:
+        return time.strftime("%Y-%m-%d", time.gmtime(self.expires))
 
 
 class Learnings:
-    """Read and write a repository's dismissals; every method is one Redis round trip or a scan."""
+    """Read and write a repository's dismissals. Each lasts `ttl_days` from the dismissal; an expired one is
+    dropped when read. Every method is one Redis round trip or a scan."""
 
-    def __init__(self, redis: Any) -> None:
+    def __init__(self, redis: Any, ttl_days: float = DEFAULT_TTL_DAYS) -> None:
         self.redis = redis
+        self.ttl = ttl_days * DAY
 
-    async def remember(self, repo: str, learning: Learning, *, pr: int = 0, title: str = "",
-                       now: float | None = None) -> str:
-        key = learning.code_key or f"rule:{learning.rule}"
-        record = {**asdict(learning), "pr": pr, "title": title[:300], "at": now if now is not None else time.time()}
-        await self.redis.hset(PREFIX + repo, key, json.dumps(record))
+    async def remember(self, repo: str, learning: Learning, *, now: float | None = None) -> str:
+        learning = dataclasses.replace(learning, at=now if now is not None else time.time(),
+                                       title=learning.title[:300])
+        key = learning.store_key
+        await self.redis.hset(PREFIX + repo, key, json.dumps(asdict(learning)))
         return key
 
     async def forget(self, repo: str, key: str) -> bool:
         return bool(await self.redis.hdel(PREFIX + repo, key))
 
-    async def of(self, repo: str) -> list[Stored]:
-        raw = await self.redis.hgetall(PREFIX + repo)
-        found = [_stored(repo, _text(k), _text(v)) for k, v in raw.items()]
-        return sorted((s for s in found if s is not None), key=lambda s: -s.at)
+    async def forget_code(self, repo: str, code_key: str, number: int) -> list[str]:
+        """Forget what was remembered about this code: repository-wide, and for pull request `number`."""
+        keys = [code_key, f"{code_key}#pr{number}"]
+        gone = [k for k in keys if await self.redis.hdel(PREFIX + repo, k)]
+        return gone
 
-    async def everywhere(self) -> list[Stored]:
+    async def of(self, repo: str, now: float | None = None) -> list[Stored]:
+        now = time.time() if now is None else now
+        raw = await self.redis.hgetall(PREFIX + repo)
+        found = [s for k, v in raw.items() if (s := self._stored(repo, _text(k), _text(v))) is not None]
+        expired = [s.key for s in found if s.expires <= now]
+        if expired:
+            await self.redis.hdel(PREFIX + repo, *expired)
+        return sorted((s for s in found if s.expires > now), key=lambda s: -s.at)
+
+    async def everywhere(self, now: float | None = None) -> list[Stored]:
         repos = [_text(k).removeprefix(PREFIX) async for k in self.redis.scan_iter(match=PREFIX + "*")]
         out: list[Stored] = []
         for repo in sorted(repos):
-            out += await self.of(repo)
+            out += await self.of(repo, now)
         return out
+
+    def _stored(self, repo: str, key: str, raw: str) -> Stored | None:
+        try:
+            data = json.loads(raw)
+            values = {name: type(getattr(_DEFAULT, name))(data[name]) for name in _FIELDS if name in data}
+            learning = Learning(**values)
+        except (ValueError, KeyError, TypeError):
+            return None  # a damaged entry is skipped, never fatal to a review
+        return Stored(repo, key, learning, learning.at + self.ttl)
+
+
+_DEFAULT = Learning(rule="")
 
 
 def from_config(entries: list[LearningRule]) -> tuple[Learning, ...]:
@@ -64,15 +106,3 @@ def from_config(entries: list[LearningRule]) -> tuple[Learning, ...]:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def _stored(repo: str, key: str, raw: str) -> Stored | None:
-    try:
-        data = json.loads(raw)
-        learning = Learning(rule=str(data["rule"]), code_key=str(data.get("code_key") or ""),
-                            path=str(data.get("path") or ""), reason=str(data.get("reason") or ""),
-                            by=str(data.get("by") or ""), source=str(data.get("source") or "thread"))
-        return Stored(repo, key, learning, int(data.get("pr") or 0), str(data.get("title") or ""),
-                      float(data.get("at") or 0.0))
-    except (ValueError, KeyError, TypeError):
-        return None  # a damaged entry is skipped, never fatal to a review

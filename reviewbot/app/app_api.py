@@ -65,6 +65,13 @@ class AppApi:
             items.extend(page)
         return items
 
+    async def repo_installation(self, repo: str) -> int:
+        """`GET /repos/{owner}/{repo}/installation`: the installation that holds `repo` (GitHubError 404 if none)."""
+        owner, _, name = repo.partition("/")
+        path = f"/repos/{urllib.parse.quote(owner, safe='')}/{urllib.parse.quote(name, safe='')}/installation"
+        _, data = await self._http.request("GET", path, what=f"GET installation of {repo}")
+        return int(data["id"])
+
     def deliveries(self) -> AsyncIterator[list[dict[str, Any]]]:
         """Pages of webhook delivery attempts, newest first (GitHub keeps them for a few days)."""
         return self._http.pages("/app/hook/deliveries", what="GET webhook deliveries")

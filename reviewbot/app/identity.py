@@ -45,3 +45,11 @@ async def remember_slug(settings: Settings, redis: Any) -> str | None:
     if slug:
         await redis.set(APP_SLUG_KEY, slug)
     return slug
+
+
+async def known_slug(settings: Settings, redis: Any) -> str | None:
+    """The App's slug as configured, or as a process read it from `GET /app` (None when nobody could)."""
+    if settings.app_slug:
+        return settings.app_slug
+    raw = await redis.get(APP_SLUG_KEY)
+    return (raw.decode() if isinstance(raw, bytes) else str(raw)) if raw else None

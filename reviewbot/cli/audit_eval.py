@@ -9,8 +9,14 @@ from reviewbot.cli.common import Subparsers, load_settings
 
 
 def add(sub: Subparsers) -> None:
-    audit = sub.add_parser("audit", help="security-audit a whole local repository or directory, in chunks")
-    audit.add_argument("--repo", type=Path, default=Path("."), help="the repository or directory (default: .)")
+    audit = sub.add_parser("audit", help="security-audit a whole local repository or directory, in chunks; or ask "
+                                         "the running service to audit an installed repository (--repo OWNER/NAME)")
+    audit.add_argument("action", nargs="?", choices=["status"], help="status: running and past audits of the service")
+    audit.add_argument("--repo", default=".", help="a local repository or directory (default: .), or OWNER/NAME of "
+                                                    "an installed repository for the service to audit")
+    audit.add_argument("--branch", default="", help="service: the branch to audit (default: the default branch)")
+    audit.add_argument("--path", action="append", default=[], help="service: only this folder (repeatable)")
+    audit.add_argument("--full", action="store_true", help="service: audit every file, not only changed ones")
     audit.add_argument("--dir", default="", help="only files under this folder of the repository")
     audit.add_argument("--report", type=Path, help="write the report here (.json for JSON; default: stdout)")
     audit.add_argument("--restart", action="store_true", help="forget the saved progress and audit again")
@@ -28,6 +34,15 @@ def add(sub: Subparsers) -> None:
     ev.add_argument("--case", action="append", default=[], help="run only this case (repeatable)")
     ev.add_argument("--record", action="store_true", help="save the real model's answers as each case's "
                                                           "recorded.json, for --model fake")
+    bench = ev.add_argument_group("a public benchmark of real pull requests (withmartian's code-review-benchmark)")
+    bench.add_argument("--benchmark", type=Path, help="the benchmark's golden-comment JSON files (a directory); "
+                                                      "replaces --suite")
+    bench.add_argument("--repos", type=Path, help="local clones: REPOS/OWNER/NAME, REPOS/NAME or REPOS/<file stem>")
+    bench.add_argument("--base-ref", help="the branch pull requests went into (default: each clone's origin/HEAD)")
+    bench.add_argument("--out", type=Path, default=Path("benchmark-results"),
+                       help="where candidates.json and benchmark_data.json go (default: benchmark-results)")
+    bench.add_argument("--no-judge", action="store_true", help="only write the candidates; skip the built-in judge")
+    bench.add_argument("--pr", action="append", default=[], help="only this pull request URL (repeatable)")
     audit.set_defaults(handler=_run)
     ev.set_defaults(handler=_run)
 
@@ -35,10 +50,26 @@ def add(sub: Subparsers) -> None:
 def _run(args: argparse.Namespace) -> int:
     settings = load_settings(quiet=True)
     if args.command == "audit":
+        if args.action == "status" or _installed(args.repo):
+            from reviewbot.cli.audit_service import ask_service, status_command
+
+            if args.action == "status":
+                return status_command(settings, None if args.repo == "." else args.repo)
+            return ask_service(settings, args.repo, args.branch, args.path, args.full)
         from reviewbot.audit.run import audit_command
 
-        return audit_command(settings, args.repo, args.dir, args.report, restart=args.restart,
+        return audit_command(settings, Path(args.repo), args.dir, args.report, restart=args.restart,
                              parallel=args.parallel, chunk_tokens=args.chunk_tokens)
+    if args.benchmark is not None:
+        from reviewbot.cli.benchmark import benchmark_command
+
+        return benchmark_command(settings, args)
     from reviewbot.cli.evaluate import eval_command
 
     return eval_command(settings, args)
+
+
+def _installed(repo: str) -> bool:
+    """OWNER/NAME of a repository (not a local directory of that name): the service audits it."""
+    owner, _, name = repo.partition("/")
+    return bool(owner and name and "/" not in name and not repo.startswith(".") and not Path(repo).exists())

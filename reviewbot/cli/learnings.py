@@ -11,7 +11,7 @@ from typing import IO, Any
 
 from reviewbot.cli.common import Subparsers, load_settings, redis_url
 from reviewbot.errors import RetryableError
-from reviewbot.learnings_store import Learnings, Stored
+from reviewbot.learnings_store import DEFAULT_TTL_DAYS, Learnings, Stored
 
 
 def add(sub: Subparsers) -> None:
@@ -32,30 +32,30 @@ def _run(args: argparse.Namespace) -> int:
     url, embedded = redis_url(settings)
     try:
         return learnings_command(url, args.action, getattr(args, "repo", None), getattr(args, "key", ""),
-                                 getattr(args, "format", "table"))
+                                 getattr(args, "format", "table"), ttl_days=settings.learning_ttl_days)
     finally:
         if embedded is not None:
             embedded.stop()
 
 
 def learnings_command(url: str, action: str, repo: str | None, key: str = "", fmt: str = "table",
-                      out: IO[str] | None = None) -> int:
+                      out: IO[str] | None = None, ttl_days: int = DEFAULT_TTL_DAYS) -> int:
     from redis.exceptions import RedisError
 
     out = sys.stdout if out is None else out
     try:
-        return asyncio.run(_act(url, action, repo, key, fmt, out))
+        return asyncio.run(_act(url, action, repo, key, fmt, out, ttl_days))
     except (RedisError, OSError) as exc:
         raise RetryableError(f"cannot read the learnings from Redis ({type(exc).__name__}); check REDIS_URL") \
             from None
 
 
-async def _act(url: str, action: str, repo: str | None, key: str, fmt: str, out: IO[str]) -> int:
+async def _act(url: str, action: str, repo: str | None, key: str, fmt: str, out: IO[str], ttl_days: int) -> int:
     from redis.asyncio import Redis
 
     redis = Redis.from_url(url, socket_connect_timeout=5)
     try:
-        store = Learnings(redis)
+        store = Learnings(redis, ttl_days)
         if action == "forget":
             assert repo is not None
             if await store.forget(repo, key):
@@ -71,9 +71,14 @@ async def _act(url: str, action: str, repo: str | None, key: str, fmt: str, out:
 
 
 def _row(s: Stored) -> dict[str, Any]:
-    return {"repo": s.repo, "key": s.key, "rule": s.learning.rule, "path": s.learning.path,
-            "reason": s.learning.reason, "by": s.learning.by, "pr": s.pr, "title": s.title,
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(s.at))}
+    return {"repo": s.repo, "key": s.key, "title": s.title, "rule": s.learning.rule, "path": s.learning.path,
+            "severity": s.learning.severity, "cwe": s.learning.cwe, "reason": s.learning.reason,
+            "by": s.learning.by, "pr": s.pr, "scope": "repository" if s.learning.repository else "pull request",
+            "time": _iso(s.at), "expires": _iso(s.expires)}
+
+
+def _iso(when: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when))
 
 
 def _table(found: list[Stored]) -> str:
@@ -82,6 +87,7 @@ def _table(found: list[Stored]) -> str:
     lines = []
     for s in found:
         when = time.strftime("%Y-%m-%d", time.gmtime(s.at))
+        scope = "everywhere" if s.learning.repository else "this PR only"
         lines.append(f"{s.repo}  {s.key}  {s.learning.reason or '-'}  by {s.learning.by or '?'} on {when}"
-                     f"  #{s.pr}  {s.learning.path}: {s.title or s.learning.rule}")
+                     f"  #{s.pr} ({scope}, until {s.expires_day})  {s.learning.path}: {s.title or s.learning.rule}")
     return "\n".join(lines) + "\n"

@@ -45,9 +45,19 @@ class RedisMemo:
 
     async def save_pending(self, key: str, request_id: str) -> None:
         await self.redis.set(f"{self.prefix}:pending:{key}", request_id, ex=TTL_S)
+        await self.redis.sadd(f"{self.prefix}:waiting", key)
+        await self.redis.expire(f"{self.prefix}:waiting", TTL_S)
 
     async def clear_pending(self, key: str) -> None:
         await self.redis.delete(f"{self.prefix}:pending:{key}")
+        await self.redis.srem(f"{self.prefix}:waiting", key)
+
+    async def waiting(self) -> list[tuple[str, str]]:
+        """(request key, request id) of every request of this scope still in the provider's queue: a job can poll
+        them without building its prompts again."""
+        keys = sorted(k.decode() for k in await self.redis.smembers(f"{self.prefix}:waiting"))
+        ids = await self.redis.mget([f"{self.prefix}:pending:{k}" for k in keys]) if keys else []
+        return [(k, i.decode()) for k, i in zip(keys, ids, strict=True) if i]
 
     async def clear(self) -> None:
         """Forget the whole scope once the review is over, so a later re-run asks the model afresh."""

@@ -7,5 +7,8 @@
   or a reply.
 - `thread_answers/` (`answer_thread`): an `@app` question or dismissal in one of the bot's review threads.
 - `suite_job` (`rerun_suite`): "Re-run all checks" on a check suite (a fork's pull request included).
+- `audit/` (`plan_audit`, `audit_chunk`, `finish_audit`, `audit_schedules`): a security audit of a branch, asked by
+  `@app audit` in an issue or pull request, by the schedule in `.github/reviewbot.yml` (a cron job) or by
+  `reviewbot audit --repo OWNER/NAME`: plan, one job per chunk in any worker, then verification and publishing.
 - `deps`: the clients every job gets (`Deps`); it imports no job, and only `queue/worker.py` imports the jobs.
 """

@@ -1,4 +1,4 @@
-"""`/dashboard`: recent reviews, cost and reviews per day, cache hit ratio, queue depth and failures."""
+"""`/dashboard`: recent reviews, cost and reviews per day, cache hit ratio, queue depth, failures and audits."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from reviewbot.audit.service_state import AuditStore
 from reviewbot.learnings_store import Learnings, Stored
 from reviewbot.observe.access import COOKIE, authorized, secured, sign_in, token_matches
 from reviewbot.observe.charts import cache_chart, cost_chart
@@ -28,6 +29,35 @@ RECENT = 50
 SCANNED = 500  # the newest records searched for failures
 MAX_FORM = 4096
 LEARNINGS = 50
+AUDITS = 20
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    started: str
+    repo: str
+    branch: str
+    scope: str
+    status: str
+    chunks: int
+    settled: int  # chunks audited or given up
+    not_audited: int
+    spent_usd: float
+    estimate_usd: float
+    findings: int
+    minutes_left: int | None  # running audits: at the pace so far
+
+
+def audit_row(record: dict[str, Any], now: float) -> AuditRow:
+    chunks = len(record["chunks"])
+    settled = int(record.get("chunks_done", 0)) + int(record.get("chunks_failed", 0))
+    left = None
+    if record["status"] == "running" and settled:
+        left = round((now - float(record["created"])) / settled * (chunks - settled) / 60)
+    return AuditRow(datetime.fromtimestamp(float(record["created"]), UTC).strftime("%m-%d %H:%M"), record["repo"],
+                    record["branch"], ", ".join(record["paths"]) or "all", record["status"], chunks, settled,
+                    int(record.get("chunks_failed", 0)), float(record.get("spent_usd") or 0.0),
+                    float(record["estimate_usd"]), len(record.get("findings") or []), left)
 
 
 @dataclass(frozen=True)
@@ -38,6 +68,7 @@ class View:
     depth: QueueDepth
     generated: str
     learnings: list[Stored] = field(default_factory=list)  # remembered dismissals, newest first
+    audits: list[AuditRow] = field(default_factory=list)  # running and past audits, newest first
 
     @property
     def totals(self) -> Day:
@@ -55,7 +86,9 @@ async def load_view(redis: Any, settings: Settings, now: float | None = None) ->
     return View(recent=newest[:RECENT], failures=[e for e in newest if e.outcome in FAILED][:20],
                 days=await ledger.per_day(DAYS, now), depth=await queue_depth(redis, now),
                 generated=datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d %H:%M UTC"),
-                learnings=sorted(await Learnings(redis).everywhere(), key=lambda s: -s.at)[:LEARNINGS])
+                learnings=sorted(await Learnings(redis, settings.learning_ttl_days).everywhere(now),
+                                 key=lambda s: -s.at)[:LEARNINGS],
+                audits=[audit_row(r, now) for r in await AuditStore(redis).recent(AUDITS)])
 
 
 def web_url(api_url: str) -> str:

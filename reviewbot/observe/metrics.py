@@ -54,7 +54,12 @@ SAVED = Metric("reviewbot_cache_savings_usd", "counter",
                ("model", "installation"))
 RATE_LIMIT = Metric("reviewbot_github_rate_limit_remaining", "gauge",
                     "GitHub API requests left in the current window, as last seen by a job.", ("installation",))
-CATALOG = (WEBHOOKS, JOBS, REVIEW_DURATION, MODEL_LATENCY, MODEL_REQUESTS, TOKENS, COST, SAVED, RATE_LIMIT)
+AUDIT_CHUNKS = Metric("reviewbot_audit_chunks", "counter", "Audit chunks by outcome (audited, not audited).",
+                      ("outcome",))
+AUDIT_TOKENS = Metric("reviewbot_audit_tokens", "counter", "Model tokens spent by audits, by kind.", ("kind",))
+AUDIT_COST = Metric("reviewbot_audit_cost_usd", "counter", "What audits cost, in US dollars.", ())
+CATALOG = (WEBHOOKS, JOBS, REVIEW_DURATION, MODEL_LATENCY, MODEL_REQUESTS, TOKENS, COST, SAVED, RATE_LIMIT,
+           AUDIT_CHUNKS, AUDIT_TOKENS, AUDIT_COST)
 
 
 def labels_field(metric: Metric, values: dict[str, str]) -> str:

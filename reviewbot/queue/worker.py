@@ -5,12 +5,17 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from arq import Worker
+from arq import Worker, cron
 from arq.connections import RedisSettings
 from arq.worker import func
 
 from reviewbot.app.identity import remember_slug
 from reviewbot.catalogue import model_warnings
+from reviewbot.jobs.audit.chunk_job import audit_chunk
+from reviewbot.jobs.audit.finish_job import finish_audit
+from reviewbot.jobs.audit.job_ids import CHUNK_FUNCTION, FINISH_FUNCTION, PLAN_FUNCTION, SCHEDULE_FUNCTION
+from reviewbot.jobs.audit.planner import plan_audit
+from reviewbot.jobs.audit.schedule import SCAN_MINUTES, audit_schedules
 from reviewbot.jobs.commands.comment_job import handle_command
 from reviewbot.jobs.deps import Deps, build_deps
 from reviewbot.jobs.pr_review.review_job import review_pull_request
@@ -54,7 +59,14 @@ def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, hand
                    # observed(..., "conversation"): each answer's cost is a `conversation` ledger record
                    func(observed(answer_thread, "conversation"), name=keys.CONVERSATION_FUNCTION,
                         max_tries=10_000),
-                   func(observed(rerun_suite, "suite"), name=keys.SUITE_FUNCTION, max_tries=5)],
+                   func(observed(rerun_suite, "suite"), name=keys.SUITE_FUNCTION, max_tries=5),
+                   # Audits: a chunk waiting in the provider's queue defers itself, so tries are mostly polls.
+                   func(observed(plan_audit, "audit"), name=PLAN_FUNCTION, max_tries=20),
+                   func(observed(audit_chunk, "audit"), name=CHUNK_FUNCTION, max_tries=10_000),
+                   func(observed(finish_audit, "audit"), name=FINISH_FUNCTION, max_tries=10_000)],
+        # Every few minutes one worker (arq's cron job id is unique per run) starts the scheduled audits that are due.
+        cron_jobs=[cron(observed(audit_schedules, "audit"), name=SCHEDULE_FUNCTION, minute=SCAN_MINUTES,
+                        run_at_startup=False, unique=True)],
         redis_settings=redis_settings(redis_url),
         on_startup=startup,
         on_shutdown=shutdown,

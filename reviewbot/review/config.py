@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from reviewbot.review.context.options import DEFAULT_PROMPT_BUDGET, ContextOptions
 from reviewbot.review.context.snapshot import Snapshot
+from reviewbot.review.cronspec import check_schedule
 from reviewbot.review.findings.refine import Precision
 from reviewbot.review.findings.security import checklist
 
@@ -36,6 +37,23 @@ class LearningRule(_Strict):
     reason: str = Field(default="", max_length=200, description="Why (shown by `reviewbot learnings list`).")
 
 
+class AuditConfig(_Strict):
+    schedule: str | None = Field(default=None, max_length=100, description="When the service audits the default "
+                                 "branch by itself: `daily`, `weekly` or a cron expression (UTC). Unset: only on "
+                                 "request.")
+    paths: list[str] = Field(default_factory=list, max_length=100, description="Only these folders or files "
+                             "(empty: the whole repository).")
+    ignore: list[str] = Field(default_factory=list, max_length=200, description="Paths audits skip (gitignore "
+                              "syntax), on top of `ignore`.")
+    max_usd: float | None = Field(default=None, gt=0, le=10_000, description="Most an audit may cost (estimated); "
+                                  "what does not fit is left out and listed in the report.")
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, value: str | None) -> str | None:
+        return None if value is None else check_schedule(value)
+
+
 class RepoConfig(_Strict):
     """Every key is optional; defaults apply to what the file does not set."""
 
@@ -45,6 +63,11 @@ class RepoConfig(_Strict):
     path_instructions: dict[str, str] = Field(default_factory=dict,
                                               description="Glob → extra instructions for matching files.")
     instructions: str = Field(default="", max_length=20_000, description="Extra instructions for every review.")
+    instructions_files: Literal["auto", "off"] | list[str] = Field(
+        default="auto", description="The team's rules files for coding agents, read from the base commit: auto "
+        "(AGENTS.md, CLAUDE.md, GEMINI.md, .gemini/styleguide.md, .cursorrules, .cursor/rules/*.mdc, "
+        ".github/copilot-instructions.md, .github/instructions/*.instructions.md, CONTRIBUTING.md), off, or a "
+        "list of the files to read.")
     severity_threshold: Severity = Field(default="minor", description="The lowest severity that is posted.")
     blocking_severity: Severity | None = Field(
         default=None, description="Findings at or above this severity make the check run fail. Unset: never fail.")
@@ -68,6 +91,20 @@ class RepoConfig(_Strict):
     learnings: list[LearningRule] = Field(default_factory=list, max_length=200, description="Findings the team "
                                           "has decided to live with: reviews hold them back, as they do findings "
                                           "dismissed in a review thread.")
+    audit: AuditConfig = Field(default_factory=AuditConfig, description="Security audits of the whole repository "
+                               "(`@app audit`, or on a schedule).")
+
+    @field_validator("instructions_files", mode="before")
+    @classmethod
+    def _files_switch(cls, value: object) -> object:
+        """A bare `off` is false to YAML: the word it was. Listed paths are relative to the root, at most 50."""
+        if isinstance(value, bool):
+            return "auto" if value else "off"
+        if isinstance(value, list):
+            if len(value) > 50:
+                raise ValueError("list at most 50 files")
+            return [v.strip().removeprefix("./") if isinstance(v, str) else v for v in value]
+        return value
 
     @field_validator("verify", mode="before")
     @classmethod
@@ -170,8 +207,10 @@ def precision(config: RepoConfig) -> Precision:
 
 def context_options(config: RepoConfig, default_budget: int, paths: list[str], *, tools: bool) -> ContextOptions:
     """What the context engine needs from the configuration: budget, ignore globs and instructions."""
+    files = config.instructions_files
     return ContextOptions(budget_tokens=config.budget or default_budget, ignore=tuple(config.ignore)[:200],
-                          instructions=guidance_text(config, paths), tools=tools)
+                          instructions=guidance_text(config, paths), tools=tools,
+                          rules_files=files if isinstance(files, str) else tuple(files))
 
 
 def read_options(snapshot: Snapshot, default_budget: int = DEFAULT_PROMPT_BUDGET, tools: bool = False,

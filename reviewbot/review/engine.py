@@ -59,7 +59,8 @@ async def run_review(inp: ReviewInput, reviewer: ReviewerPort, verifier: Verifie
     report = ReviewReport(summary=output.summary, placement=placement, usage=checked.usage,
                           model=checked.model, files_reviewed=len(coverage.reviewed) + len(coverage.partial),
                           skipped=prompt.skipped, coverage=coverage, walkthrough=tuple(output.walkthrough),
-                          checks=checked.checks, security=inp.precision.security)
+                          checks=checked.checks, security=inp.precision.security, issues=tuple(output.issues),
+                          repo=inp.prompt.repo)
     return ReviewResult(output=output, report=report, prompt=prompt, plan=prepared)
 
 

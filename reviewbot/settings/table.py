@@ -68,6 +68,8 @@ class Settings:
     max_jobs: int = env("REVIEWBOT_MAX_JOBS", p.count, 50, "Concurrent jobs per worker process.")
     installation_concurrency: int = env("REVIEWBOT_INSTALLATION_CONCURRENCY", p.count, 4,
                                         "Running reviews per installation, across all workers.")
+    audit_chunk_tokens: int = env("REVIEWBOT_AUDIT_CHUNK_TOKENS", p.count, 30_000,
+                                  "Code per chunk of a service audit, in tokens (one job and request per chunk).")
     shutdown_grace: float = env("REVIEWBOT_SHUTDOWN_GRACE", p.number, 60.0,
                                 "Seconds a stopping worker lets running reviews finish.")
     app_slug: str | None = env("REVIEWBOT_APP_SLUG", p.slug, None, "The name comments mention (`@slug review`).",
@@ -96,11 +98,15 @@ class Settings:
                                      "Questions answered in review threads per pull request per day (UTC).")
     conversation_user_limit: int = env("REVIEWBOT_CONVERSATION_USER_LIMIT", p.count, 10,
                                        "Questions answered in review threads per person per repository per day.")
+    learning_ttl_days: int = env("REVIEWBOT_LEARNING_TTL_DAYS", p.days, 180,
+                                 "Days a dismissal remembered from a review thread holds findings back (then it "
+                                 "expires; `@app dismiss` again to renew it).")
     vision: str = env("REVIEWBOT_VISION", p.choice("auto", "on", "off"), "auto",
                       "Send PR-description screenshots to the model: auto (when the model is known to read images), "
                       "on, off.")
     max_images: int = env("REVIEWBOT_MAX_IMAGES", p.count, 3,
-                          "GitHub-hosted images from a PR description sent to a model that reads images (0: none).")
+                          "GitHub-hosted images from a PR description downloaded (failed downloads count) and sent to "
+                          "a model that reads images (0: none).")
     max_image_bytes: int = env("REVIEWBOT_MAX_IMAGE_BYTES", p.count, 5_000_000,
                                "Largest image downloaded, and the most bytes of images one review downloads.")
     max_image_pixels: int = env("REVIEWBOT_MAX_IMAGE_PIXELS", p.count, 40_000_000,

@@ -99,8 +99,6 @@ def _issue_comment(payload: dict[str, Any], names: Iterable[str]) -> Decision:
     if payload.get("action") != "created":
         return Ignored("only new comments are read")
     issue = _field(payload, "issue", dict)
-    if not issue.get("pull_request"):
-        return Ignored("comment on an issue, not a pull request")
     comment = _field(payload, "comment", dict)
     user = _field(comment, "user", dict)
     login = _field(user, "login", str)
@@ -109,6 +107,8 @@ def _issue_comment(payload: dict[str, Any], names: Iterable[str]) -> Decision:
     command = parse_command(str(comment.get("body") or ""), names)
     if command is None:
         return Ignored("comment does not address reviewbot")
+    if not issue.get("pull_request") and command.verb != "audit":  # an issue: only audits are asked there
+        return Ignored("comment on an issue, not a pull request")
     association = str(comment.get("author_association") or "NONE")
     return CommentCommand(installation_id=_installation(payload), repo=_repo(payload),
                           number=_field(issue, "number", int), comment_id=_field(comment, "id", int),

@@ -72,14 +72,17 @@ class Intake:
             stored = await store_job(
                 self.pool, keys.COMMAND_FUNCTION,
                 (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.author,
-                 decision.trusted, decision.command.verb, decision.command.name), {}, job_id, delivery=delivery)
+                 decision.trusted, decision.command.verb, decision.command.name),
+                {"args": list(decision.command.args)} if decision.command.verb == "audit" else {}, job_id,
+                delivery=delivery)
             return _outcome(stored, job_id, delivery)
         if isinstance(decision, ThreadReply):
             job_id = keys.conversation_job_id(decision.repo, decision.comment_id)
             stored = await store_job(
                 self.pool, keys.CONVERSATION_FUNCTION,
                 (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.root_id,
-                 decision.author, decision.trusted, decision.mentioned, decision.dismissal), {}, job_id,
+                 decision.author, decision.trusted, decision.mentioned, decision.command, decision.reason),
+                {}, job_id,
                 delivery=delivery)
             return _outcome(stored, job_id, delivery)
         return Outcome(202, {"status": "ignored"})

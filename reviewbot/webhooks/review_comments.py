@@ -1,4 +1,4 @@
-"""`pull_request_review_comment` → a question or a dismissal in a review thread, or a reasoned ignore (pure)."""
+"""`pull_request_review_comment` → a question or a thread command (dismiss, forget), or a reasoned ignore (pure)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.review.findings.dismissals import dismissal_reason
+from reviewbot.thread_commands import parse_thread_command
 
 # Only the repository's owner is trusted on sight: an organisation MEMBER or a COLLABORATOR may hold read access
 # only, so the worker asks the permission API before any of their requests can spend money.
@@ -25,8 +25,9 @@ class ThreadReply:
     root_id: int  # the thread's first comment (the one replies are posted under)
     author: str
     trusted: bool  # the association alone allows it; otherwise the worker asks the permission API
-    mentioned: bool  # the App was named: a question (answered in any review thread)
-    dismissal: str  # what the words say ("intended", "won't fix", ...), or "" (only acted on in the bot's threads)
+    mentioned: bool  # the App was named: a question (answered in any review thread), or a command
+    command: str = ""  # a thread command's verb (`thread_commands.ThreadVerb`), or "" for a question
+    reason: str = ""  # the command's own words after the verb
 
 
 def mentions(body: str, names: Iterable[str]) -> bool:
@@ -49,10 +50,10 @@ def review_comment(payload: dict[str, Any], names: Iterable[str], field: Any) ->
     body = str(comment.get("body") or "")
     names = list(names)
     mentioned = mentions(body, names)
-    reply_to = comment.get("in_reply_to_id")
-    dismissal = dismissal_reason(body) if isinstance(reply_to, int) else None
-    if not mentioned and dismissal is None:
+    if not mentioned:  # free text never dismisses anything, whatever its words: only a command does
         return "review comment does not address reviewbot"
+    reply_to = comment.get("in_reply_to_id")
+    command = parse_thread_command(body, names)
     comment_id = field(comment, "id", int)
     pull = field(payload, "pull_request", dict)
     return ThreadReply(
@@ -60,4 +61,4 @@ def review_comment(payload: dict[str, Any], names: Iterable[str], field: Any) ->
         repo=field(field(payload, "repository", dict), "full_name", str), number=field(pull, "number", int),
         comment_id=comment_id, root_id=reply_to if isinstance(reply_to, int) else comment_id, author=login,
         trusted=str(comment.get("author_association") or "NONE") in TRUSTED_ASSOCIATIONS, mentioned=mentioned,
-        dismissal=dismissal or "")
+        command=command.verb if command else "", reason=command.reason if command else "")

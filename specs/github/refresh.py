@@ -35,7 +35,8 @@ _R = "/repos/{owner}/{repo}"
 OPERATIONS: list[tuple[str, str]] = [
     ("get", "/app"), ("get", "/app/installations"), ("get", "/app/installations/{installation_id}"),
     ("post", "/app/installations/{installation_id}/access_tokens"), ("get", f"{_R}/installation"),
-    ("get", "/app/hook/deliveries"), ("post", "/app/hook/deliveries/{delivery_id}/attempts"),
+    ("get", "/installation/repositories"), ("get", "/app/hook/deliveries"),
+    ("post", "/app/hook/deliveries/{delivery_id}/attempts"),
     ("post", "/app-manifests/{code}/conversions"), ("patch", "/app/hook/config"),
     ("get", _R), ("get", f"{_R}/git/trees/{{tree_sha}}"), ("get", f"{_R}/contents/{{path}}"),
     ("get", f"{_R}/tarball/{{ref}}"), ("get", f"{_R}/commits/{{ref}}"), ("get", f"{_R}/compare/{{basehead}}"),
@@ -51,6 +52,8 @@ OPERATIONS: list[tuple[str, str]] = [
     ("get", f"{_R}/issues/comments/{{comment_id}}"), ("patch", f"{_R}/issues/comments/{{comment_id}}"),
     ("get", f"{_R}/issues/comments/{{comment_id}}/reactions"),
     ("post", f"{_R}/issues/comments/{{comment_id}}/reactions"),
+    # Linked issues (reviewbot/app/port/linked_issues.py)
+    ("get", f"{_R}/issues/{{issue_number}}"), ("get", f"{_R}/pulls/{{pull_number}}/commits"),
 ]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
@@ -135,6 +138,7 @@ def graphql_subset(sdl: str) -> str:
     from graphql.utilities import TypeInfo
     from graphql.utilities.type_info import TypeInfoVisitor
 
+    from reviewbot.app.port.linked_issues import CLOSING_QUERY
     from reviewbot.app.threads import RESOLVE_MUTATION, THREADS_QUERY
 
     # The published SDL defines two EnterpriseOwnerInfo fields twice, which strict SDL validation refuses.
@@ -152,7 +156,7 @@ def graphql_subset(sdl: str) -> str:
                 named.add(get_named_type(field.type).name)
                 named.update(get_named_type(arg.type).name for arg in field.args.values())
 
-    for document in (THREADS_QUERY, RESOLVE_MUTATION):
+    for document in (THREADS_QUERY, RESOLVE_MUTATION, CLOSING_QUERY):
         visit(parse(document), TypeInfoVisitor(info, Collect()))
     # Input objects are kept whole (every required field matters), and the input types they reach.
     todo = [n for n in named if is_input_type(schema.get_type(n))]

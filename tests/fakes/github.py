@@ -2,7 +2,7 @@
 
 `FakeGitHub` is the state (see `GitHubState`) plus the setup helpers tests call and the Starlette app
 that routes requests to the endpoint modules (`github_auth`, `github_repos`, `github_reviews`,
-`github_checks`, `github_issues`). Every request is recorded and charged to its rate-limit bucket;
+`github_checks`, `github_issues`, `github_linked`). Every request is recorded and charged to its rate-limit bucket;
 then an injected fault, if one matches, answers it; otherwise it must authenticate (app JWT, or an
 installation or personal token) before its endpoint runs. Unknown paths are 404 whatever the credentials.
 """
@@ -30,6 +30,7 @@ from tests.fakes import (
     github_contract,
     github_graphql,
     github_issues,
+    github_linked,
     github_repos,
     github_reviews,
 )
@@ -41,6 +42,7 @@ from tests.fakes.github_state import (
     Fault,
     GitHubState,
     Installation,
+    IssuedToken,
     PullRequest,
     RateWindow,
     RecordedCall,
@@ -57,6 +59,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", "/app/installations/{installation_id}", "jwt", github_auth.get_installation),
     ("POST", "/app/installations/{installation_id}/access_tokens", "jwt", github_auth.create_access_token),
     ("GET", f"{_REPO}/installation", "jwt", github_auth.get_repo_installation),
+    ("GET", "/installation/repositories", "token", github_auth.list_installation_repos),
     ("GET", "/app/hook/deliveries", "jwt", github_apps.list_deliveries),
     ("POST", "/app/hook/deliveries/{delivery_id}/attempts", "jwt", github_apps.redeliver),
     ("POST", "/app-manifests/{code}/conversions", "none", github_apps.convert_manifest),
@@ -89,6 +92,8 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("PATCH", f"{_REPO}/issues/comments/{{comment_id}}", "token", github_issues.update_comment),
     ("GET", f"{_REPO}/issues/comments/{{comment_id}}/reactions", "token", github_issues.list_reactions),
     ("POST", f"{_REPO}/issues/comments/{{comment_id}}/reactions", "token", github_issues.create_reaction),
+    ("GET", f"{_REPO}/issues/{{number}}", "token", github_linked.get_issue),
+    ("GET", f"{_REPO}/pulls/{{number}}/commits", "token", github_linked.list_pull_commits),
 ]
 _ALL_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"]
 _RATE_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
@@ -130,6 +135,14 @@ class FakeGitHub(GitHubState):
                 permissions=dict(permissions or DEFAULT_PERMISSIONS),
                 account=repos[0].split("/")[0] if repos else "reviewbot-org",
             )
+
+    def set_branch(self, repo: str, branch: str, files: dict[str, str]) -> str:
+        """Point `branch` at a new commit holding exactly `files` (an audit reads a branch, not a pull request)."""
+        with self.lock:
+            sha = content_sha("branch", repo, branch, _tree_id(files))
+            self.commits[(repo, sha)] = dict(files)
+            self.branches[(repo, branch)] = sha
+            return sha
 
     def installation_for(self, repo: str) -> int | None:
         with self.lock:
@@ -228,6 +241,13 @@ class FakeGitHub(GitHubState):
             self.attachments[asset] = (content_type, data)
             return f"{self.base_url}/user-attachments/assets/{asset}"
 
+    def add_redirecting_attachment(self, location: str) -> str:
+        """An attachment URL that GitHub answers with a redirect to `location` (as it does to signed storage)."""
+        with self.lock:
+            asset = f"{len(self.attachments) + len(self.attachment_redirects) + 1:08d}-moved-{secrets.token_hex(4)}"
+            self.attachment_redirects[asset] = location
+            return f"{self.base_url}/user-attachments/assets/{asset}"
+
     def add_delivery(self, guid: str, status_code: int, *, event: str = "pull_request",
                      action: str | None = "opened", delivered_at: str | None = None,
                      redelivery: bool = False) -> dict[str, Any]:
@@ -240,6 +260,24 @@ class FakeGitHub(GitHubState):
         """What GitHub's redirect after "Create GitHub App" carries; converting it returns this App and key."""
         with self.lock:
             self.manifest_codes[code] = private_key_pem
+
+    def add_issue(self, repo: str, number: int, title: str = "An issue", body: str = "", *, state: str = "open",
+                  author: str = "octocat") -> dict[str, Any]:
+        """A plain issue (not a pull request) of `repo`, readable and taking comments like a pull request's (the
+        repository may be outside every installation: then the App cannot read it)."""
+        with self.lock:
+            return github_linked.add_issue(self, repo, number, title, body, state, author)
+
+    def link_closing_issue(self, repo: str, number: int, issue_repo: str, issue_number: int) -> None:
+        """Link an issue to the pull request by hand (the sidebar's Development box): GraphQL lists it in
+        `closingIssuesReferences`."""
+        with self.lock:
+            self.closing.setdefault((repo, number), []).append((issue_repo, issue_number))
+
+    def set_commit_message(self, repo: str, sha: str, message: str) -> None:
+        """The message of a pushed head commit, as the pull request's commit list shows it."""
+        with self.lock:
+            self.commit_messages[(repo, sha)] = message
 
     def take_violations(self) -> list[str]:
         """The contract violations seen so far, forgotten once taken (for tests that break the contract on purpose)."""
@@ -288,6 +326,14 @@ class FakeGitHub(GitHubState):
         with self.lock:
             for token in self.tokens.values():
                 token.revoked = True
+
+    def workflow_token(self, installation_id: int) -> str:
+        """A token like the `GITHUB_TOKEN` of a workflow run: an installation token handed to the job (GitHub's
+        Actions App's), which the job uses as it is and never asks for with a JWT."""
+        token = "ghs_" + "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(36))
+        with self.lock:
+            self.tokens[token] = IssuedToken(installation_id=installation_id, expires_at=time.time() + 3600)
+        return token
 
     def inject(
         self,

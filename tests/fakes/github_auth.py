@@ -179,3 +179,13 @@ def get_installation(state: GitHubState, call: Call) -> Reply:
 def list_installations(state: GitHubState, call: Call) -> Reply:
     page, headers = paginate(call, [installation_json(state, i) for i in sorted(state.installations)])
     return Reply(json=page, headers=headers)
+
+
+def list_installation_repos(state: GitHubState, call: Call) -> Reply:
+    """`GET /installation/repositories`: the repositories the calling installation token may read."""
+    installation_id = call.identity.installation_id
+    if call.identity.kind != "installation" or installation_id not in state.installations:
+        raise ApiError(403, "This endpoint requires an installation token")
+    repos = sorted(state.installations[installation_id].repos)
+    page, headers = paginate(call, [state.repo_json(r) for r in repos])
+    return Reply(json={"total_count": len(repos), "repositories": page}, headers=headers)

@@ -11,6 +11,7 @@ from typing import Any
 
 from tests.fakes.github_contract import check_graphql
 from tests.fakes.github_core import ApiError, Call, Reply
+from tests.fakes.github_linked import closing_references
 from tests.fakes.github_state import GitHubState, PullRequest
 
 _PAGE = 100
@@ -91,8 +92,11 @@ def graphql(state: GitHubState, call: Call) -> Reply:
     if not isinstance(query, str) or not isinstance(variables, dict):
         raise ApiError(400, "Problems parsing JSON")
     state.violations += check_graphql(query, variables)
+    if "closingIssuesReferences" in query:
+        return closing_references(state, call, variables)
     if "resolveReviewThread" in query:
         return _resolve(state, call, variables)
     if "reviewThreads" in query:
         return _list_threads(state, call, variables)
-    return Reply(json={"errors": [{"message": "the fake GitHub only knows reviewThreads and resolveReviewThread"}]})
+    known = "reviewThreads, resolveReviewThread and closingIssuesReferences"
+    return Reply(json={"errors": [{"message": f"the fake GitHub only knows {known}"}]})

@@ -32,14 +32,16 @@ def _check_body(body: Any) -> str:
 
 def add_comment(state: GitHubState, repo: str, number: int, body: str, login: str) -> dict[str, Any]:
     """Store a comment as GitHub would render it; also used by the fake's setup helpers."""
-    state.pull(repo, number)
+    plain_issue = (repo, number) in state.issues
+    if not plain_issue:
+        state.pull(repo, number)
     comment_id = state.next_id()
     now = now_iso()
     comment = {
         "id": comment_id,
         "node_id": f"IC_fake{comment_id}",
         "url": state.api(f"/repos/{repo}/issues/comments/{comment_id}"),
-        "html_url": f"{WEB_URL}/{repo}/pull/{number}#issuecomment-{comment_id}",
+        "html_url": f"{WEB_URL}/{repo}/{'issues' if plain_issue else 'pull'}/{number}#issuecomment-{comment_id}",
         "issue_url": state.api(f"/repos/{repo}/issues/{number}"),
         "body": body,
         "user": state.user(login),
@@ -66,7 +68,8 @@ def create_comment(state: GitHubState, call: Call) -> Reply:
 
 def list_comments(state: GitHubState, call: Call) -> Reply:
     number = call.int_param("number")
-    state.pull(call.repo, number)
+    if (call.repo, number) not in state.issues:
+        state.pull(call.repo, number)
     page, headers = paginate(call, state.issue_comments[(call.repo, number)])
     return Reply(json=page, headers=headers)
 

@@ -247,9 +247,12 @@ def get_permission(state: GitHubState, call: Call) -> Reply:
     role = state.permissions.get(login, "read")
     # `role_name` may be an organisation's custom role; `permission` is always the base level it grants.
     base = state.custom_roles.get(role, role)
-    return Reply(
-        json={"permission": _CLASSIC_PERMISSION.get(base, "none"), "role_name": role, "user": state.user(login)}
-    )
+    # The collaborator's `permissions` flags are the one place GitHub tells maintain from write.
+    levels = ["read", "triage", "write", "maintain", "admin"]
+    rank = levels.index(base) if base in levels else -1
+    flags = {"pull": rank >= 0, "triage": rank >= 1, "push": rank >= 2, "maintain": rank >= 3, "admin": rank >= 4}
+    user = {**state.user(login), "permissions": flags, "role_name": role}
+    return Reply(json={"permission": _CLASSIC_PERMISSION.get(base, "none"), "role_name": role, "user": user})
 
 
 # ----- repository archives (context engine): GitHub redirects to codeload, which needs no Authorization ---------

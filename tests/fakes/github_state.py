@@ -160,6 +160,7 @@ class GitHubState:
             self.permissions: dict[str, str] = {}
             self.custom_roles: dict[str, str] = {}  # an organisation's custom repository role -> its base role
             self.pulls: dict[tuple[str, int], PullRequest] = {}
+            self.branches: dict[tuple[str, str], str] = {}  # (repo, branch) -> commit sha (set_branch)
             # (repo, sha) -> files of that commit, served by the contents endpoint.
             self.commits: dict[tuple[str, str], dict[str, str]] = {}
             self.reviews: defaultdict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
@@ -190,6 +191,12 @@ class GitHubState:
             self.suites: dict[tuple[str, str], int] = {}  # (repo, head SHA) -> the App's check suite there
             # Files attached to descriptions and comments: asset id -> (content type, bytes).
             self.attachments: dict[str, tuple[str, bytes]] = {}
+            # Linked issues (github_linked): issues, closing references linked by hand, commit messages.
+            # plain issues (not pull requests): readable, and they take comments like a pull request
+            self.issues: dict[tuple[str, int], dict[str, Any]] = {}
+            self.closing: dict[tuple[str, int], list[tuple[str, int]]] = {}
+            self.commit_messages: dict[tuple[str, str], str] = {}
+            self.attachment_redirects: dict[str, str] = {}  # asset id -> where GitHub sends it (signed storage)
 
     def suite_id(self, repo: str, head_sha: str) -> int:
         """GitHub makes one check suite per App and commit: every check run of ours on that commit is in it."""
@@ -225,6 +232,8 @@ class GitHubState:
         ref = ref or "main"
         if (repo, ref) in self.commits:
             return ref
+        if (repo, ref) in self.branches:
+            return self.branches[(repo, ref)]
         # Later pull requests win, the way a branch points at its latest push.
         for pr in reversed(list(self.pulls.values())):
             if pr.repo == repo and pr.base_ref == ref:

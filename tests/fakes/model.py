@@ -203,6 +203,9 @@ class FakeModel:
             self.queued: dict[str, tuple[dict[str, Any], str | None, int]] = {}
             self.async_polls_before_done = 1
             self.async_calls: list[dict[str, Any]] = []
+            # Request id -> its answer once run: the provider runs a queued request once, and every later poll
+            # of it gets the same answer (a client that polls again after a crash is not billed again).
+            self.async_done: dict[str, dict[str, Any]] = {}
             self.queue_errors: deque[_Error] = deque()  # answered by the queue (submit or poll) first
             self.async_final_status: str | None = None  # a due poll answers this status instead of the result
             # response_format kinds this provider refuses with 400 (8001): "strict" (a named schema with strict
@@ -323,12 +326,16 @@ class FakeModel:
             return _envelope({"status": "running", "request_id": request_id})
         if self.async_final_status is not None:
             return _envelope({"status": self.async_final_status, "request_id": request_id})
+        if request_id in self.async_done:
+            return _envelope(self.async_done[request_id])
         _, answer = self._next_answer(queued)
         if isinstance(answer, _Error):
             return _error_response(answer)
         completion = self._completion(queued, answer, affinity)
-        return _envelope({"responses": [{"id": 0, "result": completion, "success": True}],
-                          "usage": completion["usage"]})
+        done = {"responses": [{"id": 0, "result": completion, "success": True}], "usage": completion["usage"]}
+        with self._lock:
+            self.async_done[request_id] = done
+        return _envelope(done)
 
     def _contract(self, model: str) -> Contract | None:
         return CONTRACTS.get(model) or CONTRACTS.get(self.stand_ins.get(model, ""))
@@ -426,3 +433,36 @@ async def _sse(completion: dict[str, Any], include_usage: bool) -> AsyncIterator
     if include_usage:
         yield f"data: {json.dumps({**base, 'choices': [], 'usage': completion['usage']})}\n\n"
     yield "data: [DONE]\n\n"
+
+
+# The built-in benchmark judge's request (reviewbot.eval.judge): one user message starting with this header, then
+# "### Golden N" and "### Comment N" blocks, each heading followed by a blank line and the text.
+JUDGE_HEADER = "## Match review comments to golden comments"
+_JUDGE_BLOCK = re.compile(r"^### (Golden|Comment) (\d+)\n\n(.*)$", re.MULTILINE)
+
+
+def judge_lists(request_json: dict[str, Any]) -> tuple[list[str], list[str]] | None:
+    """(golden comments, review comments) a judge request compares, or None for any other request."""
+    for message in request_json.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if message.get("role") == "user" and isinstance(content, str) and content.startswith(JUDGE_HEADER):
+            blocks = _JUDGE_BLOCK.findall(content)
+            return [t for kind, _, t in blocks if kind == "Golden"], [t for kind, _, t in blocks if kind == "Comment"]
+    return None
+
+
+def judging(review: Callable[[dict[str, Any]], str],
+            same: Callable[[str, str], bool]) -> Callable[[dict[str, Any]], str]:
+    """A `default` for benchmark runs: judge requests get the pairs `same(golden, comment)` accepts; every other
+    request goes to `review` (for example an `answering(...)`)."""
+
+    def answer(request_json: dict[str, Any]) -> str:
+        lists = judge_lists(request_json)
+        if lists is None:
+            return review(request_json)
+        golden, comments = lists
+        return json.dumps({"matches": [{"golden": g, "comments": [c for c, text in enumerate(comments, 1)
+                                                                   if same(gold, text)], "reason": "fake judge"}
+                                       for g, gold in enumerate(golden, 1)]})
+
+    return answer

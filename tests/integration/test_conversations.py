@@ -1,4 +1,5 @@
-"""Review threads end to end: questions answered in the thread, the permission gate, limits, dismissals."""
+"""Review threads end to end: questions answered in the thread, the permission gate, limits (dismissals:
+test_dismissals.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,12 @@ from typing import Any
 import httpx
 from redis.asyncio import Redis
 
-from reviewbot.learnings_store import Learnings
 from reviewbot.observe.ledger import Ledger
 from reviewbot.settings import Settings
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, findings_json, thread_question
-from tests.helpers import HEAD_CALC, bug_finding, deliver, open_pull, payload, run_worker_until_idle
+from tests.helpers import bug_finding, deliver, open_pull, payload, run_worker_until_idle
 
 
 async def reviewed(web: httpx.Client, settings: Settings, redis_url: str, github: FakeGitHub,
@@ -108,37 +108,3 @@ async def test_the_per_pr_limit_stops_questions_before_the_model(
     assert len([r for r in fake_model.requests if thread_question(r.json) is not None]) == 1
     first, second = replies(fake_github, root, fake_github.bot_login)
     assert "division raises" in first["body"] and "as many questions" in second["body"]
-
-
-async def test_a_dismissed_finding_is_resolved_remembered_and_not_posted_on_the_next_push(
-        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
-        fake_model: FakeModel) -> None:
-    pull, root = await reviewed(web, settings, redis_url, fake_github, fake_model)
-    before = len(fake_model.requests)
-    event = reply_event(fake_github, pull, root, "This is intended: callers never pass an empty list.")
-    assert deliver(web, "pull_request_review_comment", event).status_code == 202
-    await run_worker_until_idle(settings, redis_url)
-    assert len(fake_model.requests) == before  # the classifier decided; no model request
-    [ack] = replies(fake_github, root, fake_github.bot_login)
-    assert "will not raise this finding again" in ack["body"]
-    assert len(fake_github.resolved_threads) == 1
-    client = Redis.from_url(redis_url)
-    [stored] = await Learnings(client).of(REPO)
-    await client.aclose()
-    assert stored.learning.reason == "intended" and stored.learning.by == "maintainer-mo"
-
-    # The next push changes another file; the model reports the same finding on the same code again.
-    pushed = fake_github.update_head(REPO, 7, {"app/calc.py": HEAD_CALC, "app/other.py": "X = 1\n"})
-    fake_model.script_reply(findings_json([bug_finding(title="Average instead of total")]))
-    assert deliver(web, "pull_request", payload("pull_request.synchronize", pushed)).status_code == 202
-    await run_worker_until_idle(settings, redis_url)
-    _, second = fake_github.reviews[(REPO, 7)]
-    assert second["comments"] == []
-    assert "1 finding(s) were held back by remembered dismissals" in second["body"]
-
-
-async def test_a_question_is_not_a_dismissal(web: httpx.Client, settings: Settings, redis_url: str,
-                                             fake_github: FakeGitHub, fake_model: FakeModel) -> None:
-    pull, root = await reviewed(web, settings, redis_url, fake_github, fake_model)
-    event = reply_event(fake_github, pull, root, "Is this intended? I am not sure.")
-    assert deliver(web, "pull_request_review_comment", event).json()["status"] == "ignored"

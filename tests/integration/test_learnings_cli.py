@@ -21,7 +21,7 @@ async def _remember(url: str) -> str:
     try:
         return await Learnings(redis).remember("acme/widgets", Learning(
             rule="total now divides by the item count", code_key="0123456789abcdef", path="app/calc.py",
-            reason="intended", by="maintainer-mo"), pr=7, title="total() now divides by the item count")
+            reason="intended", by="maintainer-mo", pr=7, title="total() now divides by the item count"))
     finally:
         await redis.aclose()
 
@@ -56,3 +56,19 @@ async def test_the_dashboard_view_lists_them(redis_url: str, settings: Settings)
         await redis.aclose()
     [shown] = view.learnings
     assert shown.learning.by == "maintainer-mo" and shown.title.startswith("total()")
+
+
+async def test_a_learning_expires_after_its_days_and_is_dropped_when_read(redis_url: str) -> None:
+    redis = Redis.from_url(redis_url)
+    try:
+        store = Learnings(redis, ttl_days=180)
+        learning = Learning(rule="old rule", code_key="00000000000000aa", path="a.py", by="mo", pr=3,
+                            repository=False, title="Old")
+        key = await store.remember("acme/widgets", learning, now=1_000_000.0)
+        assert key == "00000000000000aa#pr3"  # a pull-request-only learning has its own field
+        [live] = await store.of("acme/widgets", now=1_000_000.0 + 179 * 86_400)
+        assert live.expires == 1_000_000.0 + 180 * 86_400 and not live.learning.repository
+        assert await store.of("acme/widgets", now=1_000_000.0 + 181 * 86_400) == []
+        assert await redis.hlen("reviewbot:learnings:acme/widgets") == 0  # dropped, not only hidden
+    finally:
+        await redis.aclose()

@@ -47,6 +47,11 @@ async def test_comments_reactions_and_permissions(port: GitHubPort, fake_github:
     assert fake_github.reactions[comment_id][0]["content"] == "eyes"
     fake_github.permissions["maintainer-mo"] = "admin"
     assert await port.permission(REPO, "maintainer-mo") == "admin"
+    # `permission` says write for maintain: the collaborator's flags tell them apart (a custom role too).
+    fake_github.custom_roles["release-manager"] = "maintain"
+    fake_github.permissions.update({"mia": "maintain", "rel": "release-manager", "wes": "write", "tia": "triage"})
+    assert [await port.permission(REPO, u) for u in ("mia", "rel", "wes", "tia")] == \
+        ["maintain", "maintain", "write", "read"]
 
 
 async def test_errors_are_translated_to_retryable_and_permanent(port: GitHubPort, fake_github: FakeGitHub) -> None:

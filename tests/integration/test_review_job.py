@@ -96,7 +96,7 @@ async def test_re_reviews_of_one_pr_share_affinity_and_hit_the_cache(
     # The re-review's prompt starts with the first one's system message and base files, so it is cached.
     assert second.json["messages"][0] == first.json["messages"][0]
     [_, rereview] = fake_github.reviews[(REPO, 7)]
-    assert "0% cached" not in rereview["body"] and "% cached" in rereview["body"]
+    assert "(0% cached)" not in rereview["body"] and "% cached" in rereview["body"]
 
 
 async def test_a_job_for_an_older_head_sha_stands_down_before_any_check_run(

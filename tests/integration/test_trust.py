@@ -17,6 +17,7 @@ from reviewbot.settings import Settings
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json, verification_candidates
+from tests.gfm import assert_everything_posted_is_safe
 from tests.helpers import deliver, payload, run_worker_until_idle
 from tests.observe_helpers import ledger_entries, served_totals
 
@@ -77,6 +78,7 @@ async def test_garbage_verification_posts_all_six_bugs_unverified_and_counts_eve
     assert (prompt, completion) == (truth["prompt"], truth["completion"])  # every token billed is counted
     assert dollars == pytest.approx(truth["cost"], rel=0.01, abs=0.00005)  # the footer shows 4 decimals
     assert footer_usage(check["output"]["summary"]) == (prompt, completion, dollars)
+    assert_everything_posted_is_safe(fake_github, REPO, 7)
     [entry] = await ledger_entries(redis_url)
     assert entry.cost_usd == pytest.approx(truth["cost"], rel=0.01) and entry.requests == 3
     assert (entry.prompt_tokens, entry.completion_tokens) == (prompt, completion)
@@ -140,6 +142,7 @@ async def test_markers_forged_in_the_models_text_change_nothing(
     assert [c["line"] for c in second["comments"]] == [11]
     assert "already open" not in second["body"]
     assert "1 finding(s) on code reviewed before were left out (incremental review)" in second["body"]
+    assert_everything_posted_is_safe(fake_github, REPO, 7)  # the forged markers stay inert code
 
 
 async def test_a_billed_answer_without_a_completion_is_still_charged(settings: Settings, fake_model: FakeModel) -> None:

@@ -26,8 +26,9 @@ class IssuesAPI(PortBase):
                          idempotent=True)
 
     async def permission(self, repo: str, user: str) -> str:
-        """The user's base permission on the repository: admin, write, read or none (maintain counts as write,
-        triage as read). Not `role_name`, which may name an organisation's custom role."""
+        """The user's base permission on the repository: admin, maintain, write, read or none (triage counts as
+        read). `permission` says write for maintain, so maintain is read from the collaborator's `permissions`
+        flags; never from `role_name`, which may name an organisation's custom role."""
         try:
             data = await self._get(f"GET permission {user}",
                                    f"/repos/{_q(repo)}/collaborators/{_q1(user)}/permission")
@@ -35,4 +36,6 @@ class IssuesAPI(PortBase):
             if exc.status == 404:
                 return "none"
             raise
-        return str(data.get("permission") or "none")
+        base = str(data.get("permission") or "none")
+        flags = (data.get("user") or {}).get("permissions") or {}
+        return "maintain" if base == "write" and flags.get("maintain") is True else base

@@ -38,7 +38,7 @@ async def already_posted(port: GitHubPort, repo: str, number: int, head_sha: str
 async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha: str, report: ReviewReport,
                   diff: ParsedDiff, config: RepoConfig, run_id: str, full: bool, key: bytes,
                   config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = (),
-                  learnings: tuple[Learning, ...] = ()) -> dict[str, Any]:
+                  learnings: tuple[Learning, ...] = (), app: str = "reviewbot") -> dict[str, Any]:
     repo, number = check.repo, pull.number
     earlier = review_markers(await port.list_reviews(repo, number), key)
     threads = await port.review_threads(repo, number)
@@ -47,12 +47,12 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
     changed = None
     if config.incremental and not full and last:
         changed = await _changed_lines(port, repo, str(last), head_sha)
-    head_files = await _head_files(port, repo, head_sha, report)
+    head_files = await _head_files(port, repo, head_sha, report, learnings)
     html = pull.html_url.rsplit("/pull/", 1)[0]
     links = Links(head=f"{html}/blob/{head_sha}", base=f"{html}/blob/{pull.base_sha}", repo=html) if html else Links()
     publication = plan(report, diff, head_sha=head_sha, config=config, key=key, run_id=run_id, existing=existing,
                        changed_lines=changed, head_files=head_files, links=links, config_errors=config_errors,
-                       unseen=unseen, learnings=learnings)
+                       unseen=unseen, learnings=learnings, number=number, app=app)
     await check.remember(publication.conclusion, publication.title, publication.summary)
     review_id = await _post(port, repo, number, publication)
     resolved = await _resolve_fixed(port, repo, number, threads, publication, head_sha, key)
@@ -89,12 +89,17 @@ async def _changed_lines(port: GitHubPort, repo: str, last: str, head_sha: str) 
             for f in since.files}
 
 
-async def _head_files(port: GitHubPort, repo: str, head_sha: str, report: ReviewReport) -> dict[str, list[str]]:
-    """Head versions of files that carry suggestions, to check a suggestion applies before offering it."""
+async def _head_files(port: GitHubPort, repo: str, head_sha: str, report: ReviewReport,
+                      learnings: tuple[Learning, ...]) -> dict[str, list[str]]:
+    """Head versions of files that carry suggestions, to check a suggestion applies before offering it, and of
+    files where a remembered dismissal may match by title, to see whether the code it names is still there."""
     paths = sorted({a.finding.path for a in report.placement.inline
-                    if a.finding.suggestion is not None and a.finding.side == "RIGHT"})
+                    if a.finding.suggestion is not None and a.finding.side == "RIGHT"})[:20]
+    remembered = {learning.path for learning in learnings if learning.source == "thread"}
+    found = [a.finding for a in report.placement.inline] + list(report.placement.outside)
+    paths += sorted({f.path for f in found if f.path in remembered} - set(paths))[:20]
     files: dict[str, list[str]] = {}
-    for path in paths[:20]:
+    for path in paths:
         text = await port.get_file(repo, path, head_sha)
         if text is not None:
             files[path] = text.split("\n")

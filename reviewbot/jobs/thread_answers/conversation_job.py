@@ -1,4 +1,4 @@
-"""answer_thread: a question in a review thread answered in that thread, or a dismissal remembered."""
+"""answer_thread: a question in a review thread answered in that thread, or a thread command (dismiss, forget)."""
 
 from __future__ import annotations
 
@@ -10,31 +10,31 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
-from reviewbot.app.identity import APP_SLUG_KEY
+from reviewbot.app.identity import known_slug
 from reviewbot.inference.budget import BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.commands.comment_job import MAY_SPEND
+from reviewbot.jobs.thread_answers.dismissal import thread_command
 from reviewbot.jobs.thread_answers.thread_prompt import ask_model
-from reviewbot.learnings_store import Learnings
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import keys, retries
-from reviewbot.review.findings.dismissals import Learning, normalise_rule
-from reviewbot.review.findings.fingerprints import read_marker
-from reviewbot.review.prompt.thread import dismissal_reply
+from reviewbot.thread_commands import SPELLINGS
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
     from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
+VERBS = frozenset(verb for _, verb in SPELLINGS)
 LIMITED = ("I have answered as many questions on this pull request today as this installation allows "
            "(REVIEWBOT_CONVERSATION_PR_LIMIT / REVIEWBOT_CONVERSATION_USER_LIMIT); please ask again tomorrow.")
 
 
 async def answer_thread(ctx: dict[str, Any], installation_id: int, repo: str, number: int, comment_id: int,
-                        root_id: int, author: str, trusted: bool, mentioned: bool, dismissal: str,
-                        trigger: str = "conversation") -> dict[str, Any]:
-    """Permission first (no model request for people without write access), then a dismissal or an answer."""
+                        root_id: int, author: str, trusted: bool, mentioned: bool, command: str = "",
+                        reason: str = "", trigger: str = "conversation") -> dict[str, Any]:
+    """Permission first (no model request for people without write access), then a thread command or an answer.
+    `command` is a verb of `thread_commands`; anything else (a job queued before commands existed) is none."""
     deps: Deps = ctx["deps"]
     redis = ctx["redis"]
     job_id = str(ctx.get("job_id") or keys.conversation_job_id(repo, comment_id))
@@ -42,15 +42,17 @@ async def answer_thread(ctx: dict[str, Any], installation_id: int, repo: str, nu
     try:
         return await retries.settled(redis, job_id, "thread answer", {"repo": repo, "pr": number},
                                      _reply(deps, port, redis, installation_id, repo, number, comment_id, root_id,
-                                            author, trusted, mentioned, dismissal, job_id))
+                                            author, trusted, mentioned, command if command in VERBS else "", reason,
+                                            job_id))
     finally:
         port.close()
 
 
 async def _reply(deps: Deps, port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int,
-                 comment_id: int, root_id: int, author: str, trusted: bool, mentioned: bool, dismissal: str,
-                 job_id: str) -> dict[str, Any]:
-    if not trusted and await port.permission(repo, author) not in MAY_SPEND:
+                 comment_id: int, root_id: int, author: str, trusted: bool, mentioned: bool, command: str,
+                 reason: str, job_id: str) -> dict[str, Any]:
+    role = "admin" if trusted else await port.permission(repo, author)  # OWNER: the repository is theirs
+    if role not in MAY_SPEND:
         log.info("thread reply ignored: no write access", extra={"repo": repo, "pr": number})
         return {"outcome": "not allowed"}
     comments = await port.list_review_comments(repo, number)
@@ -62,32 +64,12 @@ async def _reply(deps: Deps, port: GitHubPort, redis: Any, installation_id: int,
     if _login(thread[-1]) == bot or _login(thread[-1]).endswith("[bot]"):
         return {"outcome": "ignored", "reason": "the App never answers itself"}
     ours = _login(thread[0]) in (bot, "[bot]") or (bot == "[bot]" and _login(thread[0]).endswith("[bot]"))
-    ours = ours and read_marker(str(thread[0].get("body") or ""), deps.settings.marker_key()) is not None
-    if dismissal and ours:
-        outcome = await _dismiss(deps, port, redis, repo, number, thread[0], author, dismissal)
-    elif mentioned:
-        outcome = await _answer(deps, port, redis, installation_id, repo, number, thread, author, job_id, bot)
-    else:
-        outcome = {"outcome": "ignored", "reason": "not a question, not a dismissal of reviewbot's finding"}
-    return outcome
-
-
-async def _dismiss(deps: Deps, port: GitHubPort, redis: Any, repo: str, number: int, root: dict[str, Any],
-                   author: str, reason: str) -> dict[str, Any]:
-    """Remember the finding's code key and rule, acknowledge, resolve the thread: no model request."""
-    keys_ = read_marker(str(root.get("body") or ""), deps.settings.marker_key())
-    assert keys_ is not None  # checked by the caller
-    title = _title(str(root.get("body") or ""))
-    learning = Learning(rule=normalise_rule(title), code_key=keys_[1], path=str(root.get("path") or ""),
-                        reason=reason, by=author)
-    key = await Learnings(redis).remember(repo, learning, pr=number, title=title)
-    await port.reply_to_review_comment(repo, number, int(root["id"]), dismissal_reply(
-        reason, author, f"`reviewbot learnings forget {repo} {key}` undoes it."))
-    threads = await port.review_threads(repo, number)
-    node = next((t for t in threads if t["comments"] and t["comments"][0]["database_id"] == int(root["id"])), None)
-    resolved = bool(node and not node["is_resolved"] and await port.resolve_thread(node["id"]))
-    log.info("finding dismissed", extra={"repo": repo, "pr": number, "reason": reason})
-    return {"outcome": "dismissed", "reason": reason, "key": key, "resolved": resolved}
+    if command:
+        return await thread_command(deps, port, redis, repo, number, thread[0], ours=ours, author=author,
+                                    role=role, verb=command, reason=reason, app=bot.removesuffix("[bot]") or "app")
+    if mentioned:
+        return await _answer(deps, port, redis, installation_id, repo, number, thread, author, job_id, bot)
+    return {"outcome": "ignored", "reason": "not a question or a command for reviewbot"}
 
 
 async def _answer(deps: Deps, port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int,
@@ -133,22 +115,9 @@ async def _within_limits(deps: Deps, redis: Any, repo: str, number: int, author:
 
 async def _bot_login(deps: Deps, redis: Any) -> str:
     """`<slug>[bot]`: the App's slug as configured or as the worker read it from `GET /app` at startup."""
-    slug = deps.settings.app_slug
-    if slug is None:
-        raw = await redis.get(APP_SLUG_KEY)
-        slug = raw.decode() if isinstance(raw, bytes) else raw
+    slug = await known_slug(deps.settings, redis)
     return f"{slug}[bot]" if slug else "[bot]"
 
 
 def _login(comment: dict[str, Any]) -> str:
     return str((comment.get("user") or {}).get("login") or "")
-
-
-def _title(body: str) -> str:
-    """The finding's title: the first bold run of reviewbot's comment, else its first line."""
-    for line in body.splitlines():
-        if "**" in line:
-            parts = line.split("**")
-            if len(parts) >= 3 and parts[1].strip():
-                return parts[1].strip()
-    return next((ln.strip() for ln in body.splitlines() if ln.strip()), "")[:200]

@@ -1,47 +1,17 @@
-"""Dismissals: the words that mean "leave this finding alone", and whether a new finding was dismissed before."""
+"""Remembered dismissals: what a learning names, where it applies, and whether a new finding was dismissed before.
+
+A learning names code (its code key), not words: it holds back a finding on that same code, or one with the same
+title in the same file while the named code is still there. Once that code is rewritten the learning lapses."""
 
 from __future__ import annotations
 
 import fnmatch
-import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from reviewbot.review.findings.fingerprints import normalize_title
+from reviewbot.review.findings.fingerprints import code_key, normalize_code, normalize_title
 
 MAX_RULE_WORDS = 12
-# Phrases a maintainer uses to close a finding for good; a question ("is this intended?") is not one.
-_PHRASES: tuple[tuple[str, str], ...] = (
-    (r"\bwon'?t\s+fix\b|\bwill\s+not\s+fix\b|\bnot\s+(?:going\s+to|gonna)\s+fix\b", "won't fix"),
-    (r"\bfalse\s+positive\b|\bnot\s+a\s+(?:real\s+)?(?:bug|problem|issue)\b|\byou(?:'re|\s+are)\s+wrong\b"
-     r"|\bthis\s+is\s+wrong\b|\bincorrect\s+finding\b", "false positive"),
-    (r"\bby\s+design\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+intended\b|\b(?:this\s+is|it'?s|that'?s)\s+"
-     r"(?:intended|intentional|deliberate|on\s+purpose)\b|\bintentional(?:ly)?\b|\bon\s+purpose\b", "intended"),
-    (r"\bignore\s+this\b|\bdismiss(?:ed)?\b", "dismissed"),
-)
-_COMPILED = tuple((re.compile(p, re.IGNORECASE), reason) for p, reason in _PHRASES)
-_NEGATED = re.compile(r"\b(?:not|isn'?t|wasn'?t)\s+(?:intended|intentional|by\s+design|deliberate)\b", re.IGNORECASE)
-
-
-def dismissal_reason(text: str) -> str | None:
-    """The reason a reply dismisses a finding ("intended", "won't fix", "false positive"), or None.
-
-    A small, explainable classifier: it looks at the reply's own words (quoted lines removed) and refuses
-    questions and negations, so "is this intended?" or "this is not intended" never dismiss anything."""
-    own = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(">"))
-    own = re.sub(r"`[^`]*`", " ", own)  # code spans are quotes too
-    if _NEGATED.search(own):
-        return None
-    for pattern, reason in _COMPILED:
-        match = pattern.search(own)
-        if match is None:
-            continue
-        sentence_end = own.find("\n", match.end())
-        sentence = own[match.start(): sentence_end if sentence_end >= 0 else len(own)]
-        if "?" in sentence.split(".")[0]:
-            return None
-        return reason
-    return None
 
 
 def normalise_rule(title: str) -> str:
@@ -51,10 +21,11 @@ def normalise_rule(title: str) -> str:
 
 @dataclass(frozen=True)
 class Learning:
-    """A finding the team decided to live with, for one repository.
+    """A finding the team decided to live with.
 
-    `code_key` names the code it was about (empty for rules written in the configuration file); `rule`
-    is the normalised title; `path` is the file (or, from the configuration file, a glob; empty: any)."""
+    `code_key` names the code it was about (empty for rules written in the configuration file); `rule` is the
+    normalised title; `path` is the file (or, from the configuration file, a glob; empty: any); `pr` is the pull
+    request it was dismissed on, and `repository` says whether it holds everywhere or on that pull request only."""
 
     rule: str
     code_key: str = ""
@@ -62,18 +33,61 @@ class Learning:
     reason: str = ""
     by: str = ""
     source: str = "thread"  # thread | config
+    title: str = ""  # the finding's title as it was posted
+    category: str = ""  # with `lines`: lets a later review find the named code again in the file
+    lines: int = 0  # how many non-blank lines the named code spans (0: unknown, only the code key matches)
+    severity: str = ""
+    cwe: str = ""
+    pr: int = 0
+    repository: bool = True
+    at: float = 0.0  # when it was dismissed (epoch seconds)
 
-    def matches(self, key: str, path: str, title: str) -> bool:
+    @property
+    def security(self) -> bool:
+        return bool(self.cwe) or self.category == "security"
+
+    @property
+    def store_key(self) -> str:
+        """The field it is remembered under (what `reviewbot learnings forget` takes)."""
+        base = self.code_key or f"rule:{self.rule}"
+        return base if self.repository else f"{base}#pr{self.pr}"
+
+    def applies_to(self, number: int) -> bool:
+        return self.repository or self.pr == number
+
+    def matches(self, key: str, path: str, title: str, head: Sequence[str] | None = None) -> bool:
+        """Whether a finding (its code key, file, title; `head`: the file's lines at the head) is this one."""
+        if self.source == "config":
+            words = set(normalize_title(title).split())
+            return bool(self.rule) and (not self.path or fnmatch.fnmatchcase(path, self.path)) and \
+                set(self.rule.split()) <= words
         if self.code_key and self.code_key == key:
             return True
-        if not self.rule or (self.path and not fnmatch.fnmatchcase(path, self.path)):
+        # The same title in the same file: the code moved, or the model anchored a neighbouring line. Only while
+        # the code the learning names is still in the file; rewritten code lapses the learning.
+        return bool(self.rule) and self.path == path and normalise_rule(title) == self.rule and \
+            head is not None and self.still_there(head)
+
+    def still_there(self, head: Sequence[str]) -> bool:
+        """Whether the file (its lines) still holds the code this learning names, wherever it moved."""
+        if not self.code_key or self.lines <= 0 or not self.category:
             return False
-        words = set(normalize_title(title).split())
-        if self.source == "thread":  # the same rule in the same file: the code moved a little
-            return self.path == path and normalise_rule(title) == self.rule
-        return set(self.rule.split()) <= words
+        code = [line for line in head if line.strip()]
+        for start in range(len(code) - self.lines + 1):
+            window = code[start:start + self.lines]
+            if code_key(self.path, self.category, window) == self.code_key:
+                return True
+        return False
 
 
-def held_back(key: str, path: str, title: str, learnings: Iterable[Learning]) -> bool:
-    """Whether a finding (its code key, file and title) was dismissed before in this repository."""
-    return any(learning.matches(key, path, title) for learning in learnings)
+def held_back(key: str, path: str, title: str, learnings: Iterable[Learning], *, number: int = 0,
+              head_files: Mapping[str, Sequence[str]] | None = None) -> Learning | None:
+    """The learning that holds back a finding (its code key, file and title) on pull request `number`, or None."""
+    head = (head_files or {}).get(path)
+    return next((learning for learning in learnings
+                 if learning.applies_to(number) and learning.matches(key, path, title, head)), None)
+
+
+def code_lines(code: Sequence[str]) -> int:
+    """How many lines of `code` count in its code key (blank lines do not)."""
+    return len(normalize_code(code).split("\n")) if normalize_code(code) else 0

@@ -73,7 +73,8 @@ async def checked_findings(messages: list[dict[str, str]], affinity: str, precis
             checks = _add(checks, batch_checks)
     else:
         kept += candidates
-    output = ReviewOutput(summary=first.output.summary, walkthrough=first.output.walkthrough, findings=kept)
+    output = ReviewOutput(summary=first.output.summary, walkthrough=first.output.walkthrough, findings=kept,
+                          issues=first.output.issues)
     return Checked(output=output, usage=usage, model=first.model, checks=checks)
 
 

@@ -55,14 +55,40 @@ class FileNote(BaseModel):
     summary: str
 
 
+class IssueVerdict(BaseModel):
+    """Whether the change does what a linked issue asks: `#12`, partly, what is missing."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    issue: str = Field(max_length=200)
+    addressed: Literal["yes", "partly", "no", "unclear"]
+    note: str = Field(default="", max_length=1_000)
+
+
 class ReviewOutput(BaseModel):
-    """The whole answer: an overall summary, a walkthrough of the files, and the findings."""
+    """The whole answer: an overall summary, a walkthrough of the files, the findings and, when the prompt shows
+    linked issues, whether the change addresses each (optional: answers without it are valid)."""
 
     model_config = ConfigDict(extra="ignore")
 
     summary: str
     walkthrough: list[FileNote] = Field(default_factory=list)
     findings: list[Finding]
+    issues: list[IssueVerdict] = Field(default_factory=list)
+
+    @field_validator("issues", mode="before")
+    @classmethod
+    def _usable(cls, value: object) -> list[Any]:
+        """A malformed verdict is dropped, never a reason to ask again: the findings are what the review is for."""
+        if not isinstance(value, list):
+            return []
+        kept = []
+        for item in value:
+            try:
+                kept.append(IssueVerdict.model_validate(item))
+            except ValidationError:
+                continue
+        return kept
 
 
 class OutputInvalid(ValueError):
@@ -100,11 +126,20 @@ WALKTHROUGH_SCHEMA: dict[str, Any] = {
     "items": {"type": "object", "properties": {"path": {"type": "string"}, "summary": {"type": "string"}},
               "required": ["path", "summary"], "additionalProperties": False},
 }
+# Strict structured output wants every property required: `issues` is [] when the prompt shows no linked issue.
+ISSUES_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "object",
+              "properties": {"issue": {"type": "string"},
+                             "addressed": {"type": "string", "enum": ["yes", "partly", "no", "unclear"]},
+                             "note": {"type": "string"}},
+              "required": ["issue", "addressed", "note"], "additionalProperties": False},
+}
 REVIEW_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"summary": {"type": "string"}, "walkthrough": WALKTHROUGH_SCHEMA,
-                   "findings": {"type": "array", "items": FINDING_SCHEMA}},
-    "required": ["summary", "walkthrough", "findings"],
+                   "findings": {"type": "array", "items": FINDING_SCHEMA}, "issues": ISSUES_SCHEMA},
+    "required": ["summary", "walkthrough", "findings", "issues"],
     "additionalProperties": False,
 }
 

@@ -17,6 +17,10 @@ class Coverage:
     sections: tuple[tuple[str, int], ...]  # (section, tokens) in prompt order
     notes: tuple[str, ...] = ()  # diff problems, config warnings
     left_out: tuple[tuple[str, str], ...] = ()  # (path, why) of related files not sent as context
+    # (path, status, why, changed files it applied to) of the team's rules files: applied, truncated, cut,
+    # duplicate or not applied
+    rules: tuple[tuple[str, str, str, tuple[str, ...]], ...] = ()
+    issues: tuple[tuple[str, str], ...] = ()  # (label, why not shown or "") of the linked issues
 
     @property
     def total_files(self) -> int:
@@ -31,6 +35,8 @@ class Coverage:
             "sections": [{"name": n, "tokens": t} for n, t in self.sections],
             "notes": list(self.notes),
             "left_out": [{"path": p, "why": w} for p, w in self.left_out],
+            "rules": [{"path": p, "status": s, "why": w, "files": list(f)} for p, s, w, f in self.rules],
+            "issues": [{"issue": i, "shown": not w, "why": w} for i, w in self.issues],
         }
 
 
@@ -73,11 +79,22 @@ def render_coverage(cov: Coverage) -> str:
         lines += ["**Related but not included**", ""]
         lines += [f"- {_code(p)}: {_prose(w)}" for p, w in cov.left_out[:MAX_LISTED]]
         lines += [*_more(len(cov.left_out)), ""]
+    if cov.rules:
+        lines += ["**Rules files**", ""] + [_rule(r, cov.total_files) for r in cov.rules[:MAX_LISTED]]
+        lines += [*_more(len(cov.rules)), ""]
     if cov.notes:
         lines += ["**Notes**", ""] + [f"- {_prose(n)}" for n in cov.notes[:MAX_LISTED]] + [""]
     lines.append("Tokens per section: " + ", ".join(f"{n} {t:,}" for n, t in cov.sections))
     lines += ["", "</details>"]
     return "\n".join(lines)
+
+
+def _rule(rule: tuple[str, str, str, tuple[str, ...]], changed: int) -> str:
+    path, status, why, files = rule
+    names = ", ".join(_code(f) for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    applied = "" if not files or status not in ("applied", "truncated") else (
+        " to every changed file" if len(files) >= changed else f" to {len(files)} file(s): {names}")
+    return f"- {_code(path)}: {status}{applied}" + (f" ({_prose(why)})" if why else "")
 
 
 def _more(count: int) -> list[str]:

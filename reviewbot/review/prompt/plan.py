@@ -6,7 +6,7 @@ request's own text (title, description, commits) and the notes, which may change
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pathspec import GitIgnoreSpec
 
@@ -16,6 +16,7 @@ from reviewbot.review.context.options import guidance
 from reviewbot.review.context.selection import Selector
 from reviewbot.review.context.snapshot import MemorySnapshot
 from reviewbot.review.diff.filters import Attributes, path_reason, screen
+from reviewbot.review.linked.issuetext import issues_section
 from reviewbot.review.prompt.blocks import Chosen, context_blocks
 from reviewbot.review.prompt.coverage import Coverage
 from reviewbot.review.prompt.diffsection import DiffEntry, plan_diff
@@ -52,14 +53,16 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     screened = screen(inp.diff.files, lambda f: index.text(f.old_path) if f.old_path else None, attributes,
                       options.ignore)
 
-    repo_guidance, sources = guidance(snapshot, options)
-    guide = "\n\n".join(t for t in (repo_guidance, inp.guidance) if t)
+    repo_guidance = guidance(snapshot, options, [f.path for f in inp.diff.files])
+    guide = "\n\n".join(t for t in (repo_guidance.text, inp.guidance) if t)
+    issues, issues_shown = issues_section(inp.linked, inp.repo)
     fixed = [Section("system", system_prompt(options.tools), ("tools",) if options.tools else (), cpt,
                      estimate_tokens(TOOL_DEFINITIONS_JSON, cpt) if options.tools else 0),
              Section("guidance", f"## Repository guidance (from the base commit)\n\n{guide}" if guide else "",
-                     sources, cpt),
+                     repo_guidance.sources, cpt),
              Section("pull request", "## Pull request (untrusted text)\n\nTitle: "
-                     f"{inp.title}\n\nDescription:\n{inp.description[:MAX_DESCRIPTION_CHARS] or '(none)'}", (), cpt),
+                     f"{inp.title}\n\nDescription:\n{inp.description[:MAX_DESCRIPTION_CHARS] or '(none)'}"
+                     + (f"\n\n{issues}" if issues else ""), issues_shown, cpt),
              Section("notes", f"## Notes for this review\n\n{inp.volatile_note}" if inp.volatile_note else "", (),
                      cpt)]
     room = budget - sum(s.tokens for s in fixed) - 50
@@ -77,8 +80,12 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     spans = {f.old_path: tuple((h.old_start, h.old_start + max(h.old_len, 1) - 1) for h in f.hunks)
              for f in screened.kept if f.old_path and f.path in {e.path for e in entries if e.partial is None}}
     chosen = context_blocks(picks, index, previous, left, cpt, index.is_skipped, spans)
-    return _finish(inp, fixed, chosen, entries, skipped, omitted, previous, cpt, len(changes),
+    plan = _finish(inp, fixed, chosen, entries, skipped, omitted, previous, cpt, len(changes),
                    _left_out(chosen, selector.left_out))
+    rules = tuple((u.path, u.status, u.why, u.files) for u in repo_guidance.rules.uses)
+    linked = tuple((i.ref.label(inp.repo), "" if i.ref.label(inp.repo) in issues_shown else i.why_not or "not shown")
+                   for i in inp.linked)
+    return replace(plan, coverage=replace(plan.coverage, rules=rules, issues=linked))
 
 
 def _left_out(chosen: Chosen, capped: dict[str, str]) -> tuple[tuple[str, str], ...]:

@@ -12,6 +12,7 @@ from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.context.store import IndexStore
 from reviewbot.review.diff.parse import ParsedDiff
 from reviewbot.review.findings.schema import REVIEW_SCHEMA
+from reviewbot.review.linked.issuetext import LinkedIssue
 
 __all__ = ["CHARS_PER_TOKEN", "DEFAULT_PROMPT_BUDGET", "SYSTEM_PROMPT", "Prompt", "PromptInput", "Section",
            "estimate_tokens", "system_prompt"]
@@ -35,6 +36,10 @@ set start_line to its first line and line to its last, both inside the same hunk
 null. A suggestion, when given, is the exact replacement text for lines start_line..line (or line) of the \
 new file, without fences; otherwise null. confidence is your probability (0 to 1) that the finding is real. \
 cwe is the CWE id of a security finding ("CWE-89"), otherwise null.
+
+issues: when the user message has a "Linked issues" section, one entry per issue shown there: its reference \
+as written there ("#12"), whether the change addresses what the issue asks (yes, partly, no or unclear), and a \
+short note in plain words saying what is missing (no links); otherwise an empty list.
 
 Severity: critical = security hole, data loss or crash in common use; major = a bug users will hit; \
 minor = an edge case or a maintainability risk; nit = small polish.
@@ -90,6 +95,8 @@ class PromptInput:
     chars_per_token: float = CHARS_PER_TOKEN
     notes: tuple[str, ...] = ()  # for the coverage report: configuration warnings and the like
     index: IndexStore | None = None  # names and definitions kept between reviews (per file content)
+    linked: tuple[LinkedIssue, ...] = ()  # issues the pull request closes or references, read or not
+    repo: str = ""  # owner/name: linked issues of this repository are `#12`, others `owner/name#12`
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 
 from reviewbot.model import Usage
 from reviewbot.review.findings.anchoring import Anchored, Placement
-from reviewbot.review.findings.schema import SEVERITY_RANK, FileNote, Finding
+from reviewbot.review.findings.schema import SEVERITY_RANK, FileNote, Finding, IssueVerdict
 from reviewbot.review.findings.security import security_section
 from reviewbot.review.findings.verification import Checks
 from reviewbot.review.prompt.coverage import Coverage, coverage_line, render_coverage
+from reviewbot.review.publish.cutting import bounded
+from reviewbot.review.publish.issuelines import issue_lines
 from reviewbot.review.publish.redaction import redact
 from reviewbot.review.publish.safemd import LinkPolicy, fence, safe_inline, safe_markdown
 
@@ -31,7 +33,7 @@ def neutralize(text: str, policy: LinkPolicy | None = None) -> str:
 
 def plain(text: str) -> str:
     """Text GitHub shows as is (check-run annotations): no secrets, no pings; Markdown would only show escapes."""
-    return re.sub(r"(?<![\w`])@(?=[A-Za-z0-9])", "@\u200d", redact(text))
+    return re.sub(r"(?<!\w)@(?=[A-Za-z0-9])", "@\u200d", redact(text))
 
 
 def neutralize_inline(text: str, policy: LinkPolicy | None = None) -> str:
@@ -79,6 +81,8 @@ class ReviewReport:
     coverage: Coverage | None = None  # what the review saw and skipped (context engine)
     checks: Checks | None = None  # precision policy: passes, verification verdicts
     security: bool = False  # security mode: the summary lists CWE → count
+    issues: tuple[IssueVerdict, ...] = ()  # the model's word on each linked issue it was shown
+    repo: str = ""  # owner/name, to know `#12` from another repository's issue
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,7 @@ class BodyNotes:
     links: Links = field(default_factory=Links)
     marker: str = ""
     dismissed: int = 0  # held back because the team dismissed them before (threads or configuration)
+    held_back: tuple[str, ...] = ()  # the lines that list them: what, where, who, when, how to undo
 
 
 def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
@@ -120,6 +125,9 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
     lines = ["### reviewbot", "", headline(posted), ""]
     if report.summary.strip():
         lines += [neutralize(report.summary.strip(), policy), ""]
+    linked = report.coverage.issues if report.coverage is not None else ()
+    for line in issue_lines(report.issues, linked, report.repo, policy):
+        lines += [line, ""]
     count = len(report.placement.inline)
     lines.append(f"{count} inline comment{'s' if count != 1 else ''}." if count > 0 else "No inline comments.")
     lines += _notes(notes)
@@ -141,6 +149,7 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
     if notes.unseen:
         lines += ["", f"**Not reviewed**: GitHub did not show {len(notes.unseen)} file(s): "
                   + ", ".join(code_span(p) for p in notes.unseen[:20])]
+    lines += list(notes.held_back)
     lines += security_section(posted, report.security)
     if report.coverage is not None:  # context engine: what was reviewed, skipped and why
         lines += ["", render_coverage(report.coverage)]
@@ -153,8 +162,7 @@ def _notes(notes: BodyNotes) -> list[str]:
     if notes.repeated:
         said.append(f"{notes.repeated} finding(s) already open on this pull request were not repeated")
     if notes.dismissed:
-        said.append(f"{notes.dismissed} finding(s) were held back by remembered dismissals "
-                    "(`reviewbot learnings list` shows them)")
+        said.append(f"{notes.dismissed} finding(s) were held back by remembered dismissals (listed below)")
     if notes.earlier_code:
         said.append(f"{notes.earlier_code} finding(s) on code reviewed before were left out (incremental review)")
     if notes.below_threshold:
@@ -216,7 +224,7 @@ def _finding_line(f: Finding, links: Links) -> str:
 
 def _cell(text: str) -> str:
     """One table cell: every pipe escaped (GitHub's table parser splits cells before it sees code spans)."""
-    return re.sub(r"(?<!\\)\|", r"\\|", " ".join(text.split()))[:300]
+    return bounded(re.sub(r"(?<!\\)\|", r"\\|", " ".join(text.split())), 300, "…")
 
 
 def posted_findings(report: ReviewReport, overflow: Sequence[Finding] = ()) -> list[Finding]:
@@ -245,6 +253,4 @@ def check_title(findings: Sequence[Finding]) -> str:
 
 
 def _bounded(text: str) -> str:
-    if len(text) <= MAX_BODY:
-        return text
-    return text[:MAX_BODY] + "\n\n…(truncated)"
+    return bounded(text, MAX_BODY)

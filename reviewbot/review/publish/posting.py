@@ -13,6 +13,8 @@ from reviewbot.review.findings.anchoring import Anchored, Placement
 from reviewbot.review.findings.dismissals import Learning, held_back
 from reviewbot.review.findings.fingerprints import anchored_code, code_key, fingerprint, marker, review_marker
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
+from reviewbot.review.publish.cutting import bounded
+from reviewbot.review.publish.heldback import HeldBack, held_back_section
 from reviewbot.review.publish.markdown import (
     BodyNotes,
     Links,
@@ -47,16 +49,19 @@ class Publication:
     annotations: list[dict[str, Any]]
     current_keys: frozenset[str] = field(default_factory=frozenset)  # fingerprints and code keys found now
     dismissed: int = 0  # findings held back by remembered dismissals
+    held: tuple[HeldBack, ...] = ()  # which, and by which learning
 
 
 def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoConfig, key: bytes, run_id: str = "",
          existing: Existing | None = None, changed_lines: Mapping[str, set[int]] | None = None,
          head_files: Mapping[str, list[str]] | None = None, links: Links | None = None,
          config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = (),
-         learnings: tuple[Learning, ...] = ()) -> Publication:
+         learnings: tuple[Learning, ...] = (), number: int = 0, app: str = "reviewbot") -> Publication:
     """Decide every comment, the body, the annotations and the conclusion; one review request results. `key`
     authenticates the hidden markers (fingerprints, the review's SHA) that later reviews read back; `learnings`
-    are the repository's remembered dismissals: matching findings are held back and counted."""
+    are the repository's remembered dismissals: matching findings on pull request `number` are held back and
+    listed with who dismissed them and how to undo it (`@app forget`); `head_files` lets a learning see whether
+    the code it names is still there."""
     existing = existing or Existing()
     links = links or Links()
     threshold = SEVERITY_RANK[config.severity_threshold]
@@ -64,10 +69,17 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
     outside = [f for f in report.placement.outside if SEVERITY_RANK[f.severity] <= threshold]
     below = len(report.placement.inline) + len(report.placement.outside) - len(kept) - len(outside)
     keys = {id(a): _keys(a, diff) for a in kept}
-    before = len(kept) + len(outside)
-    kept = [a for a in kept if not held_back(keys[id(a)][1], a.finding.path, a.finding.title, learnings)]
-    outside = [f for f in outside if not held_back("", f.path, f.title, learnings)]
-    dismissed = before - len(kept) - len(outside)
+    held: list[HeldBack] = []
+
+    def holds(finding: Finding, code: str) -> bool:
+        learning = held_back(code, finding.path, finding.title, learnings, number=number, head_files=head_files)
+        if learning is not None:
+            held.append(HeldBack(finding, learning))
+        return learning is not None
+
+    kept = [a for a in kept if not holds(a.finding, keys[id(a)][1])]
+    outside = [f for f in outside if not holds(f, "")]
+    dismissed = len(held)
     fresh = [a for a in kept if not (set(keys[id(a)]) & (existing.fingerprints | existing.code_keys))]
     repeated = len(kept) - len(fresh)
     if changed_lines is not None:  # incremental: only lines this push changed
@@ -82,7 +94,8 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
     fps = sorted(keys[id(a)][0] for a in posted)
     notes = BodyNotes(overflow=tuple(overflow), repeated=repeated, earlier_code=earlier, below_threshold=below,
                       config_errors=config_errors, unseen=unseen, links=links,
-                      marker=review_marker({"sha": head_sha, "run": run_id, "fps": fps}, key), dismissed=dismissed)
+                      marker=review_marker({"sha": head_sha, "run": run_id, "fps": fps}, key), dismissed=dismissed,
+                      held_back=tuple(held_back_section(held, links=links, app=app)))
     body = review_body(shown, notes)
     # Open findings (posted now, or repeated from an earlier review) decide the conclusion; an unverified one
     # counts like any other, so a failed check can never turn into a silent success.
@@ -93,7 +106,7 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
         payload={"commit_id": head_sha, "event": "COMMENT", "body": body, "comments": comments},
         conclusion=conclusion, title=check_title(posted_findings(shown, overflow)), summary=summary,
         annotations=[_annotation(a) for a in kept if a.finding.side == "RIGHT"],
-        current_keys=frozenset(k for a in kept for k in keys[id(a)]), dismissed=dismissed)
+        current_keys=frozenset(k for a in kept for k in keys[id(a)]), dismissed=dismissed, held=tuple(held))
 
 
 def _keys(anchored: Anchored, diff: ParsedDiff) -> tuple[str, str]:
@@ -141,5 +154,5 @@ def without_inline(payload: dict[str, Any], reason: str) -> dict[str, Any]:
     moved = "\n".join(f"- {code_span(c['path'])} line {c['line']}: {c['body'].splitlines()[0]}"
                       for c in payload["comments"])
     text, _, trailer = payload["body"].rpartition("\n")  # the marker stays the last line
-    body = text[:60_000] + f"\n\n#### Comments GitHub would not place inline ({reason})\n\n{moved}"
-    return {**payload, "body": body[:64_000] + "\n" + trailer, "comments": []}
+    body = bounded(text, 60_000) + f"\n\n#### Comments GitHub would not place inline ({reason})\n\n{moved}"
+    return {**payload, "body": bounded(body, 64_000) + "\n" + trailer, "comments": []}

@@ -1,4 +1,4 @@
-"""Which review comments reach the worker: mentions, dismissal replies, never bots."""
+"""Which review comments reach the worker: mentions and thread commands, never bots or free text."""
 
 from __future__ import annotations
 
@@ -22,16 +22,18 @@ def test_a_mention_in_a_reply_is_a_question_for_the_thread_root() -> None:
     decision = decide("pull_request_review_comment", event("@reviewbot-test why?"), ["reviewbot-test"])
     assert isinstance(decision, ThreadReply)
     # A MEMBER may hold read access only: the worker asks the permission API before paying for an answer.
-    assert (decision.root_id, decision.mentioned, decision.trusted, decision.dismissal) == (5560001, True, False, "")
+    assert (decision.root_id, decision.mentioned, decision.trusted, decision.command) == (5560001, True, False, "")
     owner = decide("pull_request_review_comment", event("@reviewbot-test why?", author_association="OWNER"),
                    ["reviewbot-test"])
     assert isinstance(owner, ThreadReply) and owner.trusted
 
 
-def test_a_dismissal_reply_needs_no_mention_but_a_plain_reply_is_ignored() -> None:
-    decision = decide("pull_request_review_comment", event("won't fix, by design"), ["reviewbot-test"])
-    assert isinstance(decision, ThreadReply) and decision.dismissal == "won't fix" and not decision.mentioned
-    assert isinstance(decide("pull_request_review_comment", event("ok thanks"), ["reviewbot-test"]), Ignored)
+def test_a_dismissal_is_a_command_and_free_text_is_ignored_whatever_it_says() -> None:
+    decision = decide("pull_request_review_comment", event("@reviewbot-test won't fix: by design"),
+                      ["reviewbot-test"])
+    assert isinstance(decision, ThreadReply) and (decision.command, decision.reason) == ("wont-fix", "by design")
+    for text in ("won't fix, by design", "ok thanks", "This is NOT a false positive"):
+        assert isinstance(decide("pull_request_review_comment", event(text), ["reviewbot-test"]), Ignored)
 
 
 def test_bots_edits_and_quoted_mentions_never_reach_the_worker() -> None:

@@ -1,0 +1,37 @@
+"""What an audit asks of GitHub beyond the other mixins: a repository's default branch and a branch's head commit,
+the installation's repositories (for scheduled audits), and edits of the answer that follows an audit's progress."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+from reviewbot.app.port.base import MAX_LISTED, PortBase, _q
+
+
+class AuditsAPI(PortBase):
+    async def default_branch(self, repo: str) -> str:
+        data = await self._get(f"GET repo {repo}", f"/repos/{_q(repo)}")
+        return str(data.get("default_branch") or "main")
+
+    async def branch_head(self, repo: str, branch: str) -> str:
+        """The commit a branch (or any ref) points at now."""
+        data = await self._get(f"GET commit {repo}@{branch[:40]}",
+                               f"/repos/{_q(repo)}/commits/{urllib.parse.quote(branch, safe='')}")
+        return str(data["sha"])
+
+    async def update_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
+        await self._send("PATCH", f"PATCH comment {comment_id}",
+                         f"/repos/{_q(repo)}/issues/comments/{int(comment_id)}", {"body": body}, idempotent=True)
+
+    async def installation_repos(self) -> list[tuple[str, str]]:
+        """(full name, default branch) of every repository the installation may read."""
+        found: list[tuple[str, str]] = []
+        page = 1
+        while True:
+            data = await self._get("GET installation repositories", "/installation/repositories",
+                                   params={"per_page": 100, "page": page})
+            repos = [r for r in data.get("repositories") or [] if isinstance(r, dict)]
+            found += [(str(r["full_name"]), str(r.get("default_branch") or "main")) for r in repos]
+            if len(repos) < 100 or len(found) >= int(data.get("total_count") or 0) or len(found) >= MAX_LISTED:
+                return found
+            page += 1

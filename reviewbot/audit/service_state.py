@@ -1,0 +1,132 @@
+"""An audit's state in Redis, shared by every worker (read by the dashboard and `reviewbot audit status` too): its
+record, each chunk's result, the lock per branch, the list of audits, and what the last completed audit of a
+branch saw per file (for incremental audits)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+PREFIX = "reviewbot:audit"
+INDEX_KEY = f"{PREFIX}s"  # audit id → created (epoch s): the dashboard's and `audit status`'s list
+KEEP_AUDITS = 200
+TTL_S = 30 * 86_400
+LOCK_TTL_S = 2 * 86_400  # a running audit's lock lapses by itself if everything about it was lost
+
+# KEYS: the chunk's result hash, the other outcome hash. ARGV: chunk index, record JSON, TTL.
+# Stores a chunk's outcome once (a second try of the same chunk changes nothing); returns
+# {stored (1/0), chunks with an outcome}.
+SETTLE = """
+local stored = 0
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then
+  stored = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+end
+return {stored, redis.call('HLEN', KEYS[1]) + redis.call('HLEN', KEYS[2])}
+"""
+
+
+def record_key(audit_id: str) -> str:
+    return f"{PREFIX}:{audit_id}"
+
+
+def running_key(repo: str, branch: str) -> str:
+    """One running audit per repository and branch."""
+    return f"{PREFIX}-running:{repo.lower()}@{branch}"
+
+
+def files_key(repo: str, branch: str) -> str:
+    """path → {"blob", "findings"} as of the branch's last completed audit."""
+    return f"{PREFIX}-files:{repo.lower()}@{branch}"
+
+
+def schedule_key(repo: str, period: str) -> str:
+    return f"{PREFIX}-schedule:{repo.lower()}:{period}"
+
+
+class AuditStore:
+    def __init__(self, redis: Any) -> None:
+        self.redis = redis
+
+    async def lock(self, repo: str, branch: str, audit_id: str) -> str | None:
+        """Take the branch's lock for `audit_id`; None when taken (or already ours), else the running audit's id."""
+        key = running_key(repo, branch)
+        if await self.redis.set(key, audit_id, nx=True, ex=LOCK_TTL_S):
+            return None
+        holder = await self.redis.get(key)
+        held = holder.decode() if holder else ""
+        return None if held == audit_id else held or None
+
+    async def unlock(self, repo: str, branch: str, audit_id: str) -> None:
+        key = running_key(repo, branch)
+        holder = await self.redis.get(key)
+        if holder is not None and holder.decode() == audit_id:
+            await self.redis.delete(key)
+
+    async def save(self, record: dict[str, Any]) -> None:
+        """The audit's record (written by the planning and the finishing job, one at a time)."""
+        audit_id = record["id"]
+        await self.redis.set(record_key(audit_id), json.dumps(record), ex=TTL_S)
+        await self.redis.zadd(INDEX_KEY, {audit_id: float(record.get("created") or time.time())})
+        await self.redis.zremrangebyrank(INDEX_KEY, 0, -KEEP_AUDITS - 1)
+
+    async def load(self, audit_id: str) -> dict[str, Any] | None:
+        raw = await self.redis.get(record_key(audit_id))
+        return dict(json.loads(raw)) if raw else None
+
+    async def settle(self, audit_id: str, index: int, *, done: dict[str, Any] | None = None,
+                     failed: str | None = None) -> tuple[bool, int]:
+        """Store chunk `index`'s outcome (its result, or why it was not audited) unless it has one;
+        (stored now, chunks with an outcome)."""
+        base = record_key(audit_id)
+        ours, other = (f"{base}:done", f"{base}:failed") if done is not None else (f"{base}:failed", f"{base}:done")
+        value = json.dumps(done) if done is not None else str(failed)
+        stored, settled = await self.redis.eval(SETTLE, 2, ours, other, str(index), value, TTL_S)
+        return bool(stored), int(settled)
+
+    async def outcome(self, audit_id: str, index: int) -> bool:
+        base = record_key(audit_id)
+        return bool(await self.redis.hexists(f"{base}:done", str(index))
+                    or await self.redis.hexists(f"{base}:failed", str(index)))
+
+    async def results(self, audit_id: str) -> tuple[dict[int, dict[str, Any]], dict[int, str]]:
+        base = record_key(audit_id)
+        done = {int(k): json.loads(v) for k, v in (await self.redis.hgetall(f"{base}:done")).items()}
+        failed = {int(k): v.decode() for k, v in (await self.redis.hgetall(f"{base}:failed")).items()}
+        return done, failed
+
+    async def counts(self, audit_id: str) -> tuple[int, int]:
+        base = record_key(audit_id)
+        return int(await self.redis.hlen(f"{base}:done")), int(await self.redis.hlen(f"{base}:failed"))
+
+    async def recent(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The newest audits first, each with its chunks done and failed so far."""
+        ids = [i.decode() for i in await self.redis.zrevrange(INDEX_KEY, 0, limit - 1)]
+        found = []
+        for audit_id in ids:
+            record = await self.load(audit_id)
+            if record is not None:
+                record["chunks_done"], record["chunks_failed"] = await self.counts(audit_id)
+                if record.get("status") == "running":  # spent so far, from the chunks done
+                    done, _ = await self.results(audit_id)
+                    record["spent_usd"] = round(sum(float(d["usage"].get("cost_usd") or 0) for d in done.values()), 4)
+                found.append(record)
+        return found
+
+    async def baseline(self, repo: str, branch: str) -> dict[str, dict[str, Any]]:
+        raw = await self.redis.hgetall(files_key(repo, branch))
+        return {k.decode(): json.loads(v) for k, v in raw.items()}
+
+    async def remember(self, repo: str, branch: str, files: dict[str, dict[str, Any]], gone: list[str]) -> None:
+        """After a completed audit: what it saw in each file it covered; files no longer there are forgotten."""
+        key = files_key(repo, branch)
+        if files:
+            await self.redis.hset(key, mapping={p: json.dumps(v) for p, v in files.items()})
+        if gone:
+            await self.redis.hdel(key, *gone)
+        await self.redis.expire(key, TTL_S * 3)
+
+    async def first_in_period(self, repo: str, period: str) -> bool:
+        """True once per repository and schedule period, however many workers ask."""
+        return bool(await self.redis.set(schedule_key(repo, period), "1", nx=True, ex=TTL_S))

@@ -1,0 +1,86 @@
+"""What the bot writes about an audit (its plan, progress and result) in the comment that answers a request; paths and
+titles come from the repository and the model, so every one goes through the Markdown rebuilding."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from reviewbot.review.findings.schema import SEVERITY_RANK
+from reviewbot.review.publish.markdown import BADGE, neutralize_inline
+
+MAX_LISTED = 20
+
+
+def _code(path: str) -> str:
+    return neutralize_inline(f"`{path.replace('`', '')}`")
+
+
+def scope_line(record: dict[str, Any]) -> str:
+    where = ", ".join(_code(p) for p in record["paths"][:MAX_LISTED]) or "the whole repository"
+    kind = "full audit" if record.get("full") or not record.get("incremental") else "incremental audit"
+    return f"Security audit ({kind}) of {where} on `{neutralize_inline(record['branch'])}` at `{record['sha'][:7]}`"
+
+
+def plan_text(record: dict[str, Any]) -> str:
+    chunks = record["chunks"]
+    files = sum(len(c["paths"]) for c in chunks)
+    lines = [f"**{scope_line(record)}**", "",
+             f"Plan: {files} file(s) in {len(chunks)} chunk(s), estimated ${record['estimate_usd']:.2f} "
+             f"(model `{neutralize_inline(record['model'])}`)."]
+    if record.get("unchanged"):
+        lines.append(f"{record['unchanged']} unchanged file(s) since the last audit of this branch: their "
+                     f"{len(record.get('carried') or [])} finding(s) are carried forward.")
+    lines += _left_out(record)
+    return "\n".join(lines)
+
+
+def progress_text(record: dict[str, Any], done: int, failed: int, spent: float) -> str:
+    total = len(record["chunks"])
+    elapsed = max(1.0, time.time() - float(record["created"]))
+    left = f"; about {round(elapsed / done * (total - done - failed) / 60) + 1} min left" if done else ""
+    return "\n".join([plan_text(record), "",
+                      f"Progress: {done + failed} of {total} chunk(s) done, ${spent:.2f} spent of "
+                      f"${record['estimate_usd']:.2f} estimated{left}."])
+
+
+def result_text(record: dict[str, Any]) -> str:
+    findings = record.get("findings") or []
+    lines = [f"**{scope_line(record)}: done**", "",
+             f"{record['files']} file(s) in {len(record['chunks'])} chunk(s); ${record['spent_usd']:.2f} spent "
+             f"(estimated ${record['estimate_usd']:.2f}); {record['candidates']} distinct candidate(s) verified, "
+             f"{len(findings)} finding(s) kept"
+             + (f", {record['carried_count']} carried forward from the last audit" if record.get("carried_count")
+                else "") + "."]
+    by_severity = Counter(f["severity"] for f in findings)
+    if by_severity:
+        lines += ["", " · ".join(f"{BADGE[s]} {n}" for s, n in sorted(by_severity.items(),
+                                                                       key=lambda x: SEVERITY_RANK[x[0]]))]
+    for f in sorted(findings, key=lambda f: (SEVERITY_RANK[f["severity"]], f["path"], f["line"]))[:MAX_LISTED]:
+        cwe = f" ({neutralize_inline(f['cwe'])})" if f.get("cwe") else ""
+        label = " · **unverified**" if f.get("unverified") else ""
+        lines.append(f"- {BADGE[f['severity']]}{label} {_code(f['path'])} line {int(f['line'])}: "
+                     f"{neutralize_inline(f['title'])}{cwe}")
+    if len(findings) > MAX_LISTED:
+        lines.append(f"- … and {len(findings) - MAX_LISTED} more.")
+    if record.get("not_audited"):
+        lines += ["", "Not audited (the rest completed):"]
+        lines += [f"- chunk {int(i) + 1} ({len(record['chunks'][int(i)]['paths'])} file(s)): "
+                  f"{neutralize_inline(why[:200])}" for i, why in sorted(record["not_audited"].items())]
+    lines += _left_out(record)
+    lines += ["", f"Where the results are: {neutralize_inline(record.get('published') or 'the audit record')}."]
+    return "\n".join(lines)
+
+
+def _left_out(record: dict[str, Any]) -> list[str]:
+    left = record.get("left_out") or []
+    if not left:
+        return []
+    shown = ", ".join(_code(p) for p in left[:MAX_LISTED]) + (" …" if len(left) > MAX_LISTED else "")
+    return ["", f"Left out by the cost cap (`max_usd` ${record.get('max_usd') or 0:.2f}): {len(left)} file(s): {shown}"]
+
+
+def busy_text(branch: str) -> str:
+    return (f"An audit of `{neutralize_inline(branch)}` is already running; this request was not started. "
+            "`reviewbot audit status` (or the dashboard) shows its progress.")

@@ -1,0 +1,119 @@
+"""audit_chunk: one chunk of an audit, in whichever worker takes it. A request waiting in the provider's queue
+gives the worker slot back (the job defers itself and polls on its next try); the last chunk starts the finish."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+from typing import TYPE_CHECKING, Any
+
+from arq import Retry
+from redis.exceptions import RedisError
+
+from reviewbot.audit.service_state import AuditStore
+from reviewbot.errors import PermanentError, RetryableError, Waiting
+from reviewbot.inference.budget import DailyBudget
+from reviewbot.inference.memo import RedisMemo
+from reviewbot.jobs.audit.audit_progress import maybe_progress
+from reviewbot.jobs.audit.chunk_input import audit_reviewer, audit_tree, chunk_input, still_waiting
+from reviewbot.jobs.audit.job_ids import FINISH_FUNCTION, chunk_job_id, finish_job_id, hold_id
+from reviewbot.observe.fencing import lease_lost
+from reviewbot.observe.jobcontext import current
+from reviewbot.observe.metrics import AUDIT_CHUNKS, AUDIT_COST, AUDIT_TOKENS, Batch
+from reviewbot.queue import retries
+from reviewbot.queue.enqueue import store_job
+from reviewbot.repos.cache import DirSnapshot
+from reviewbot.review.engine import run_review
+
+if TYPE_CHECKING:
+    from reviewbot.jobs.deps import Deps
+
+log = logging.getLogger(__name__)
+HOLD_LEASE_S = 86_400  # an audit holds its estimate for up to a day, across all its chunks and workers
+
+
+def audit_budget(deps: Deps) -> DailyBudget:
+    """The workers' daily budgets, with a hold that outlives any one job."""
+    return DailyBudget(deps.redis, *deps.budget.limits, lease_s=HOLD_LEASE_S)
+
+
+async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[str, Any]:
+    deps: Deps = ctx["deps"]
+    redis = ctx["redis"]
+    store = AuditStore(redis)
+    record = await store.load(audit_id)
+    if record is None or record.get("status") != "running":
+        return {"outcome": "gone"}
+    if await store.outcome(audit_id, index):  # a try after a crash between storing the result and the finish
+        await _finish_if_last(redis, store, record)
+        return {"outcome": "already audited"}
+    job_id = chunk_job_id(audit_id, index)
+    installation_id, repo = int(record["installation_id"]), str(record["repo"])
+    budget = audit_budget(deps)
+    if (scope := current()) is not None:  # every paid request is charged as it arrives, to the audit's hold
+        scope.charge = functools.partial(budget.charge, installation_id, repo, hold_id(audit_id))
+    if not await deps.slots.acquire(installation_id, job_id):
+        raise retries.wait_for_slot()
+    port = deps.installation_port(installation_id)
+    try:
+        if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
+            raise Retry(defer=wait)  # the provider has not answered: no prompt is built, no slot kept
+        root = await audit_tree(deps, port, repo, record["sha"])
+        inp = chunk_input(deps, record, DirSnapshot(root), index)
+
+        async def gate(held_tokens: int, held_usd: float) -> None:
+            await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)
+
+        reviewer = audit_reviewer(deps, redis, job_id, root, gate)
+        result = await run_review(inp, reviewer, None)  # candidates: the finish verifies the distinct ones
+    except RedisError as exc:
+        raise Retry(defer=5.0) from exc
+    except Waiting as exc:  # in the provider's queue (or our rate limit): come back without holding a slot
+        raise Retry(defer=exc.retry_after or 10.0) from exc
+    except RetryableError as exc:
+        await retries.retry_later(redis, job_id, exc)  # raises Retry while the chunk has tries left
+        return await _settle(deps, redis, store, record, index, failed=f"failed {retries.MAX_ATTEMPTS} times: {exc}")
+    except PermanentError as exc:
+        return await _settle(deps, redis, store, record, index, failed=str(exc))
+    finally:
+        port.close()
+        if not lease_lost():  # else the slot (same job id) is the worker's that runs the chunk now
+            await deps.slots.release(installation_id, job_id)
+    report = result.report
+    findings = [a.finding for a in report.placement.inline] + list(report.placement.outside)
+    coverage = report.coverage
+    done = {"findings": [f.model_dump() for f in findings], "usage": dataclasses.asdict(report.usage),
+            "partial": [list(p) for p in coverage.partial] + [list(s) for s in coverage.skipped] if coverage else []}
+    outcome = await _settle(deps, redis, store, record, index, done=done)
+    await RedisMemo(redis, job_id).clear()
+    await retries.forget(redis, job_id)
+    return outcome
+
+
+async def _settle(deps: Deps, redis: Any, store: AuditStore, record: dict[str, Any], index: int, *,
+                  done: dict[str, Any] | None = None, failed: str | None = None) -> dict[str, Any]:
+    stored, _ = await store.settle(record["id"], index, done=done, failed=failed)
+    if stored:
+        batch = Batch()
+        batch.inc(AUDIT_CHUNKS, outcome="audited" if done is not None else "not audited")
+        usage = (done or {}).get("usage") or {}
+        for kind in ("prompt", "cached", "completion"):
+            batch.inc(AUDIT_TOKENS, float(usage.get(f"{kind}_tokens") or 0), kind=kind)
+        batch.inc(AUDIT_COST, float(usage.get("cost_usd") or 0.0))
+        await batch.send(redis)
+        if failed is not None:
+            log.warning("audit chunk not audited", extra={"repo": record["repo"], "chunk": index, "error": failed})
+        port = deps.installation_port(int(record["installation_id"]))
+        try:
+            await maybe_progress(port, redis, record)
+        finally:
+            port.close()
+    await _finish_if_last(redis, store, record)
+    return {"outcome": "audited" if done is not None else "not audited", "chunk": index}
+
+
+async def _finish_if_last(redis: Any, store: AuditStore, record: dict[str, Any]) -> None:
+    done, failed = await store.counts(record["id"])
+    if done + failed >= len(record["chunks"]):
+        await store_job(redis, FINISH_FUNCTION, (record["id"],), {}, finish_job_id(record["id"]))

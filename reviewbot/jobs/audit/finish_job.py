@@ -1,0 +1,120 @@
+"""finish_audit: after the last chunk, the distinct candidates verified once each, the findings published, what
+each file held remembered for the next (incremental) audit, the hold and the branch's lock released."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from arq import Retry
+from redis.exceptions import RedisError
+
+from reviewbot.audit.service_state import AuditStore
+from reviewbot.errors import PermanentError, RetryableError, Waiting
+from reviewbot.inference.memo import RedisMemo
+from reviewbot.jobs.audit.audit_progress import edit_answer
+from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
+from reviewbot.jobs.audit.chunk_job import audit_budget
+from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
+from reviewbot.jobs.audit.job_ids import finish_job_id, hold_id
+from reviewbot.jobs.audit.publish import publish
+from reviewbot.observe.fencing import lease_lost
+from reviewbot.observe.jobcontext import current
+from reviewbot.queue import retries
+from reviewbot.repos.cache import DirSnapshot
+from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
+
+if TYPE_CHECKING:
+    from reviewbot.jobs.deps import Deps
+
+log = logging.getLogger(__name__)
+
+
+async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
+    deps: Deps = ctx["deps"]
+    redis = ctx["redis"]
+    store = AuditStore(redis)
+    record = await store.load(audit_id)
+    if record is None or record.get("status") != "running":
+        return {"outcome": "gone"}
+    done, failed = await store.results(audit_id)
+    if len(done) + len(failed) < len(record["chunks"]):
+        return {"outcome": "chunks still running"}  # the last chunk queues this job again
+    installation_id, repo, job_id = int(record["installation_id"]), str(record["repo"]), finish_job_id(audit_id)
+    budget = audit_budget(deps)
+    if (scope := current()) is not None:
+        scope.charge = functools.partial(budget.charge, installation_id, repo, hold_id(audit_id))
+    port = deps.installation_port(installation_id)
+    try:
+        root = await audit_tree(deps, port, repo, record["sha"])
+        snapshot = DirSnapshot(root)
+        owners = distinct(done, snapshot.read, list(record.get("carried") or []))
+
+        async def gate(held_tokens: int, held_usd: float) -> None:
+            await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)
+
+        try:
+            if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
+                raise Retry(defer=wait)  # no verification prompt is built again until the provider answered
+            verified = await verify(deps, redis, record, snapshot, gate, owners)
+        except RedisError as exc:
+            raise Retry(defer=5.0) from exc
+        except Waiting as exc:
+            raise Retry(defer=exc.retry_after or 10.0) from exc
+        except RetryableError as exc:
+            await retries.retry_later(redis, job_id, exc)
+            verified = _unverified(owners)  # out of tries: the candidates stand, labelled
+        except PermanentError:
+            verified = _unverified(owners)
+        findings = sorted((f.model_dump() for f in verified.kept),
+                          key=lambda f: (SEVERITY_RANK[f["severity"]], f["path"], f["line"]))
+        candidates = sum(len(found) for found in owners.values())
+        record.update(_totals(record, done, failed, verified, candidates))
+        record["published"] = publish(record, findings + list(record.get("carried") or []))
+        await _remember(store, record, done)
+        record["status"], record["finished"] = "done", time.time()
+        await store.save(record)
+        await edit_answer(port, record, final=True)
+    finally:
+        port.close()
+    if lease_lost():  # another worker finishes the audit now (a LeaseLost before this point ended this try)
+        return {"outcome": "lease lost"}
+    with contextlib.suppress(RedisError):  # else the hold lapses by itself after its lease
+        await budget.release(installation_id, repo, hold_id(audit_id))
+    await store.unlock(repo, record["branch"], audit_id)
+    await RedisMemo(redis, job_id).clear()
+    log.info("audit finished", extra={"repo": repo, "audit": audit_id, "findings": len(record["findings"])})
+    return {"outcome": "done", "findings": len(record["findings"]), "not_audited": len(failed)}
+
+
+def _unverified(owners: dict[int, list[Finding]]) -> Verified:
+    found = [f.model_copy(update={"unverified": True}) for fs in owners.values() for f in fs]
+    return Verified(kept=found, unchecked=len(found))
+
+
+def _totals(record: dict[str, Any], done: dict[int, dict[str, Any]], failed: dict[int, str], verified: Verified,
+            candidates: int) -> dict[str, Any]:
+    usage = {k: 0.0 for k in ("prompt_tokens", "cached_tokens", "completion_tokens", "cost_usd", "requests",
+                              "async_requests")}
+    for result in [*(d["usage"] for d in done.values()), dataclasses.asdict(verified.usage)]:
+        for key in usage:
+            usage[key] += float(result.get(key) or 0)
+    reported = sum(len(d["findings"]) for d in done.values())
+    return {"files": sum(len(c["paths"]) for c in record["chunks"]), "candidates": candidates,
+            "duplicates": reported - candidates, "dropped": verified.dropped, "unverified": verified.unchecked,
+            "not_audited": {str(i): why for i, why in failed.items()}, "usage": usage,
+            "spent_usd": round(usage["cost_usd"], 4), "carried_count": len(record.get("carried") or [])}
+
+
+async def _remember(store: AuditStore, record: dict[str, Any], done: dict[int, dict[str, Any]]) -> None:
+    """Each audited file's blob and findings (a chunk that was not audited leaves its files to the next audit)."""
+    audited = {p for i in done for p in record["chunks"][i]["paths"]}
+    files = {p: {"blob": record["blobs"].get(p, ""), "findings": []} for p in sorted(audited)}
+    for finding in record["findings"]:
+        if finding["path"] in files:
+            files[finding["path"]]["findings"].append(finding)
+    await store.remember(record["repo"], record["branch"], files, list(record.get("gone") or []))

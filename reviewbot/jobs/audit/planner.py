@@ -1,0 +1,120 @@
+"""plan_audit: the tree at one commit → the files in scope (only the changed ones after an earlier audit), chunks
+and their estimate; the estimate is held on the daily budgets, the plan answered, and one job per chunk queued."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from reviewbot.audit.service_state import AuditStore
+from reviewbot.errors import PermanentError, RetryableError
+from reviewbot.jobs.audit.audit_scope import in_scope, plan, select, under
+from reviewbot.jobs.audit.audit_text import busy_text, plan_text
+from reviewbot.jobs.audit.chunk_input import audit_tree
+from reviewbot.jobs.audit.chunk_job import audit_budget
+from reviewbot.jobs.audit.job_ids import (
+    CHUNK_FUNCTION,
+    FINISH_FUNCTION,
+    chunk_job_id,
+    finish_job_id,
+    hold_id,
+    plan_job_id,
+)
+from reviewbot.jobs.pr_review.gates import load_config
+from reviewbot.queue import retries
+from reviewbot.queue.enqueue import store_job
+from reviewbot.repos.cache import DirSnapshot
+from reviewbot.review.context.snapshot import MAX_TEXT_BYTES
+from reviewbot.review.publish.markdown import neutralize_inline
+
+if TYPE_CHECKING:
+    from reviewbot.app.port import GitHubPort
+    from reviewbot.jobs.deps import Deps
+
+log = logging.getLogger(__name__)
+
+
+async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, repo: str, branch: str = "",
+                     paths: list[str] | None = None, full: bool = False, trigger: str = "comment",
+                     number: int | None = None) -> dict[str, Any]:
+    """`number`: the issue or pull request whose comment asked for the audit (its answer is edited as it runs)."""
+    deps: Deps = ctx["deps"]
+    redis = ctx["redis"]
+    store = AuditStore(redis)
+    if (record := await store.load(audit_id)) is not None:  # a try after a crash: queue what may be missing
+        if record.get("status") == "running":
+            await _enqueue(redis, record)
+        return {"outcome": "already planned", "audit": audit_id}
+    port = deps.installation_port(installation_id)
+    try:
+        branch = branch or await port.default_branch(repo)
+        if (running := await store.lock(repo, branch, audit_id)) is not None:
+            if number is not None:
+                await port.create_issue_comment(repo, number, busy_text(branch))
+            return {"outcome": "busy", "running": running}
+        try:
+            record = await _plan(deps, port, store, audit_id, installation_id, repo, branch, paths or [], full,
+                                 trigger, number)
+        except RetryableError as exc:  # GitHub or the budget's holds: the next try plans again (the lock is ours)
+            await retries.retry_later(redis, plan_job_id(audit_id), exc)
+            return await _refused(port, store, repo, branch, audit_id, number, f"{exc} (after several tries)")
+        except PermanentError as exc:
+            return await _refused(port, store, repo, branch, audit_id, number, str(exc))
+        if number is not None:
+            record["comment_id"] = await port.create_issue_comment(repo, number, plan_text(record))
+            await store.save(record)
+    finally:
+        port.close()
+    await _enqueue(redis, record)
+    log.info("audit planned", extra={"repo": repo, "audit": audit_id, "chunks": len(record["chunks"])})
+    return {"outcome": "planned", "audit": audit_id, "chunks": len(record["chunks"])}
+
+
+async def _refused(port: GitHubPort, store: AuditStore, repo: str, branch: str, audit_id: str, number: int | None,
+                   why: str) -> dict[str, Any]:
+    await store.unlock(repo, branch, audit_id)
+    if number is not None:
+        await port.create_issue_comment(repo, number, f"The audit could not start: {neutralize_inline(why)}")
+    return {"outcome": "failed", "reason": why}
+
+
+async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, installation_id: int, repo: str,
+                branch: str, paths: list[str], full: bool, trigger: str, number: int | None) -> dict[str, Any]:
+    sha = await port.branch_head(repo, branch)
+    config = (await load_config(port, repo, await port.default_branch(repo))).config  # never the audited branch's
+    root = await audit_tree(deps, port, repo, sha)
+    snapshot = DirSnapshot(root)
+    scope = paths or config.audit.paths
+    scoped = in_scope(snapshot.paths(), snapshot.read, scope, [*config.ignore, *config.audit.ignore])
+    blobs = snapshot.blob_ids()
+    baseline = await store.baseline(repo, branch)
+    chosen = select(scoped, blobs, baseline, full)
+    sizes = {p: s for p in chosen.audit if 0 < (s := (root / p).stat().st_size) <= MAX_TEXT_BYTES}
+    price = deps.settings.prices.get(deps.settings.model)
+    planned = plan(sizes, deps.settings.audit_chunk_tokens, price, deps.settings.prompt_budget, config.audit.max_usd)
+    record: dict[str, Any] = {
+        "id": audit_id, "installation_id": installation_id, "repo": repo, "branch": branch, "sha": sha,
+        "paths": list(scope), "full": full, "incremental": bool(baseline) and not full, "trigger": trigger,
+        "number": number, "status": "running", "created": time.time(), "model": deps.settings.model,
+        "config": config.model_dump(mode="json"), "max_usd": config.audit.max_usd,
+        "chunks": [{"index": c.index, "paths": list(c.paths), "tokens": c.tokens, "estimate_usd": round(e, 4)}
+                   for c, e in zip(planned.chunks, planned.estimates, strict=True)],
+        "estimate_usd": planned.estimate_usd, "left_out": planned.left_out, "unchanged": len(chosen.unchanged),
+        "carried": chosen.carried, "blobs": {p: blobs.get(p, "") for p in sizes if p not in planned.left_out},
+        "gone": sorted(p for p in baseline if p not in blobs and under(p, scope)),  # deleted since
+    }
+    # The whole estimate is held before any chunk starts: the audit cannot crowd out the day's reviews.
+    await audit_budget(deps).reserve(installation_id, repo, hold_id(audit_id), planned.estimate_usd,
+                                     sum(int(c.tokens * 3) for c in planned.chunks))
+    await store.save(record)
+    return record
+
+
+async def _enqueue(redis: Any, record: dict[str, Any]) -> None:
+    """One job per chunk (ids from the audit and the chunk: queuing twice stores one); none → the finish."""
+    for chunk in record["chunks"]:
+        await store_job(redis, CHUNK_FUNCTION, (record["id"], chunk["index"]), {},
+                        chunk_job_id(record["id"], chunk["index"]))
+    if not record["chunks"]:
+        await store_job(redis, FINISH_FUNCTION, (record["id"],), {}, finish_job_id(record["id"]))

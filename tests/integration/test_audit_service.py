@@ -1,0 +1,199 @@
+"""Audits as a service, against the fake GitHub and the fake model: an `@app audit` comment on an issue, the
+schedule, incremental re-audits, a chunk that keeps failing, and two worker processes with one SIGKILLed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from arq.connections import create_pool
+from redis.asyncio import Redis
+
+from reviewbot.audit.service_state import AuditStore
+from reviewbot.jobs.deps import build_deps
+from reviewbot.queue.worker import redis_settings
+from reviewbot.settings import Settings
+from tests.conftest import REPO
+from tests.fakes.github import FakeGitHub
+from tests.fakes.model import FakeModel, answering, findings_json, verification_candidates
+from tests.helpers import deliver, payload, run_worker_until_idle
+from tests.integration.test_audit import DB, FILES, GUESS, SERVER, SQLI
+from tests.integration.test_cli_review import run_cli
+from tests.processes import wait_for, worker
+
+ISSUE = 12
+TREE = {"app/db.py": DB, "app/files.py": FILES, "web/server.ts": SERVER, "README.md": "# demo\n",
+        "node_modules/dep/index.js": "module.exports = 1;\n"}
+
+
+def every_chunk_reports_the_injection(request: dict[str, Any]) -> str:
+    """A model that reports the SQL injection whatever part it is shown (as chunks whose context includes the
+    file do), and the unescaped HTML where it sees the file."""
+    user = request["messages"][1]["content"]
+    return findings_json([SQLI] + ([GUESS] if "+++ web/server.ts\n" in user else []), "Audited.")
+
+
+def audit_settings(env: dict[str, str], **extra: str) -> Settings:
+    return Settings.from_mapping(env | {"REVIEWBOT_AUDIT_CHUNK_TOKENS": "30"} | extra)
+
+
+def ask(web: httpx.Client, github: FakeGitHub, body: str, *, login: str = "maintainer-mo") -> int:
+    """`body` as a new comment on a plain issue, delivered as GitHub would."""
+    github.permissions.setdefault(login, "write")
+    stored = github.add_issue_comment(REPO, ISSUE, body, author=login)
+    data = payload("issue_comment.created")
+    del data["issue"]["pull_request"]
+    data["issue"]["number"] = ISSUE
+    data["comment"] |= {"id": stored["id"], "body": body, "author_association": "MEMBER",
+                        "user": {"login": login, "id": 99, "type": "User"}}
+    assert deliver(web, "issue_comment", data).status_code == 202
+    return int(stored["id"])
+
+
+def answers(github: FakeGitHub) -> list[dict[str, Any]]:
+    return [c for c in github.issue_comments[(REPO, ISSUE)] if c["user"]["login"].endswith("[bot]")]
+
+
+async def audits(redis_url: str) -> list[dict[str, Any]]:
+    client = Redis.from_url(redis_url)
+    try:
+        return await AuditStore(client).recent()
+    finally:
+        await client.aclose()
+
+
+async def test_an_audit_comment_on_an_issue_plans_runs_in_chunks_verifies_once_and_edits_its_answer(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.set_branch(REPO, "main", TREE)
+    fake_github.add_issue(REPO, ISSUE)
+    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(audit_settings(env), redis_url)
+
+    [record] = await audits(redis_url)
+    assert record["status"] == "done" and record["trigger"] == "comment" and record["branch"] == "main"
+    assert len(record["chunks"]) == 3 and record["chunks_failed"] == 0  # three files, node_modules left out
+    # Three chunks reported the injection: one candidate, one verification request, one finding.
+    assert record["duplicates"] == 2 and record["candidates"] == 2
+    assert [f["title"] for f in record["findings"]] == [SQLI["title"]]
+    verifications = [c["requests"][0] for c in fake_model.async_calls if "requests" in c
+                     and verification_candidates(c["requests"][0]) is not None]
+    assert len(verifications) == 2  # the injection's (from the first chunk) and the HTML one's (its own chunk)
+    assert fake_model.requests == []  # every request went through the provider's queue
+    # One answer: the plan, edited at the end with the result.
+    [answer] = answers(fake_github)
+    edits = [c for c in fake_github.requests if c.method == "PATCH" and c.path.endswith(f"/comments/{answer['id']}")]
+    assert edits and "done**" in answer["body"] and "estimated $" in answer["body"]
+    assert "User input is formatted into SQL" in answer["body"] and "1 finding(s) kept" in answer["body"]
+    assert record["spent_usd"] > 0 and record["usage"]["async_requests"] == record["usage"]["requests"] == 5
+    page = web.get("/dashboard").text
+    assert 'id="audits"' in page and REPO in page
+
+
+async def test_a_second_audit_reads_only_changed_files_and_carries_the_rest_forward_until_full(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.set_branch(REPO, "main", TREE)
+    fake_github.add_issue(REPO, ISSUE)
+    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
+    settings = audit_settings(env)
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)
+    first_submits = sum(1 for c in fake_model.async_calls if "requests" in c)
+
+    fake_github.set_branch(REPO, "main", TREE | {"web/server.ts": SERVER + "// touched\n"})
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)
+    second, first = await audits(redis_url)
+    assert not first["incremental"] and second["incremental"]
+    assert [c["paths"] for c in second["chunks"]] == [["web/server.ts"]]
+    assert second["unchanged"] == 2 and [f["title"] for f in second["findings"]] == [SQLI["title"]]  # carried
+    shown = [c["requests"][0]["messages"][1]["content"] for c in fake_model.async_calls[first_submits:]
+             if "requests" in c and verification_candidates(c["requests"][0]) is None]
+    assert len(shown) == 1 and "+++ web/server.ts" in shown[0] and "+++ app/db.py" not in shown[0]
+
+    ask(web, fake_github, "@reviewbot-test audit full app")
+    await run_worker_until_idle(settings, redis_url)
+    third = (await audits(redis_url))[0]
+    assert third["full"] and third["paths"] == ["app"] and len(third["chunks"]) == 2
+
+
+async def test_a_chunk_that_keeps_failing_is_reported_as_not_audited_and_the_rest_completes(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.set_branch(REPO, "main", TREE)
+    fake_github.add_issue(REPO, ISSUE)
+    fake_model.default = answering(every_chunk_reports_the_injection)
+    # The provider refuses one chunk's request for good (a 413 never improves).
+    fake_model.script_queue_error(413, {"result": None, "success": False,
+                                        "errors": [{"code": 3006, "message": "Request is too large"}]})
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(audit_settings(env), redis_url)
+    [record] = await audits(redis_url)
+    assert record["status"] == "done" and len(record["not_audited"]) == 1 and record["chunks_done"] == 2
+    [answer] = answers(fake_github)
+    assert "Not audited (the rest completed)" in answer["body"]
+
+
+async def test_the_schedule_starts_one_audit_per_period_however_many_workers_scan(
+        env: dict[str, str], redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel) -> None:
+    config = "audit:\n  schedule: daily\n  paths: [app]\n  max_usd: 0.02\n"
+    fake_github.set_branch(REPO, "main", TREE | {".github/reviewbot.yml": config})
+    fake_model.default = answering(every_chunk_reports_the_injection)
+    settings = audit_settings(env)
+    client = await create_pool(redis_settings(redis_url))
+    deps = [build_deps(settings, client) for _ in range(2)]
+    try:
+        from reviewbot.jobs.audit.schedule import audit_schedules
+
+        scans = await asyncio.gather(*(audit_schedules({"deps": d, "redis": client, "settings": settings})
+                                       for d in deps + deps))
+    finally:
+        for d in deps:
+            await d.aclose()
+        await client.aclose()
+    assert sorted(len(s["started"]) for s in scans) == [0, 0, 0, 1]
+    await run_worker_until_idle(settings, redis_url)
+    [record] = await audits(redis_url)
+    assert record["trigger"] == "schedule" and record["status"] == "done" and record["paths"] == ["app"]
+    # `max_usd` caps the estimate: what did not fit is left out and said so.
+    assert record["left_out"] and sum(len(c["paths"]) for c in record["chunks"]) + len(record["left_out"]) == 2
+    assert record["estimate_usd"] <= 0.02
+
+
+def test_two_worker_processes_finish_an_audit_asked_from_the_cli_though_one_is_killed_midway(
+        env: dict[str, str], redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel,
+        tmp_path: Path) -> None:
+    files = {f"app/mod{i}.py": f"def handler_{i}(request):\n    return request.args['q{i}']\n" for i in range(8)}
+    fake_github.set_branch(REPO, "main", files | {"app/db.py": DB})
+    fake_model.default = answering(every_chunk_reports_the_injection)
+    fake_model.async_polls_before_done = 3  # each request waits in the provider's queue for a few polls
+    env = env | {"REVIEWBOT_AUDIT_CHUNK_TOKENS": "20", "REVIEWBOT_JOB_TIMEOUT": "900"}
+    asked = run_cli(["audit", "--repo", REPO], env, tmp_path)
+    assert asked.returncode == 0 and "queued" in asked.stdout, asked.stderr
+
+    with worker(env, tmp_path, "first") as first, worker(env, tmp_path, "second") as second:
+        wait_for(lambda: "worker started" in second.text(), 30, "the second worker to start")
+        wait_for(lambda: len(fake_model.served) >= 2, 60, "the first chunks answered", every=0.01)
+        first.kill()
+        killed_at = time.monotonic()
+        killed = asyncio.run(audits(redis_url))[0]
+        assert killed["status"] == "running" and killed["chunks_done"] < 9  # killed in the middle
+        wait_for(lambda: asyncio.run(audits(redis_url))[0]["status"] == "done", 120, "the audit to finish")
+        print(f"\nkilled with {killed['chunks_done']} of 9 chunks done; the audit finished "
+              f"{time.monotonic() - killed_at:.1f} s later")
+        status = run_cli(["audit", "status"], env, tmp_path)
+    [record] = asyncio.run(audits(redis_url))
+    assert len(record["chunks"]) == 9 and record["chunks_done"] == 9 and not record["not_audited"]
+    assert [f["title"] for f in record["findings"]] == [SQLI["title"]]
+    # No chunk paid twice: each request was submitted once, and the provider answered each once.
+    submitted = [json.dumps(c["requests"][0], sort_keys=True) for c in fake_model.async_calls if "requests" in c]
+    assert len(submitted) == len(set(submitted)) == 10, len(submitted)  # 9 chunks + 1 verification
+    assert len(fake_model.served) == 10, [s["usage"]["prompt_tokens"] for s in fake_model.served]
+    assert "audit_chunk" in second.text()  # the survivor took chunks over
+    assert f"{REPO}@main (all)  done  9 chunks (0 not audited)  1 findings" in status.stdout

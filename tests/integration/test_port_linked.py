@@ -1,0 +1,49 @@
+"""The port's linked-issue reads against the fake GitHub: issues, a pull request's commits, closing references."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.app.auth import InstallationTokens
+from reviewbot.app.port import GitHubPort
+from reviewbot.app.requester import RetryPolicy
+from reviewbot.settings import Settings
+from tests.conftest import INSTALLATION, REPO
+from tests.fakes.github import FakeGitHub
+from tests.helpers import open_pull
+
+
+@pytest.fixture
+async def port(settings: Settings) -> GitHubPort:
+    assert settings.github_app_id and settings.github_private_key
+    tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url)
+    return GitHubPort(await tokens.get(INSTALLATION), settings.github_api_url,
+                      retry=RetryPolicy(first_s=0.05, max_s=0.1))
+
+
+async def test_issues_are_read_only_where_the_installation_can_read(port: GitHubPort,
+                                                                   fake_github: FakeGitHub) -> None:
+    open_pull(fake_github)
+    fake_github.add_issue(REPO, 12, "Retry limit", "Make it configurable.", state="closed")
+    fake_github.add_issue("someone-else/private", 4, "Hidden", "secret plans")
+    issue = await port.get_issue(REPO, 12)
+    assert (issue.title, issue.body, issue.state, issue.is_pull, issue.status) == (
+        "Retry limit", "Make it configurable.", "closed", False, 200)
+    assert (await port.get_issue(REPO, 7)).is_pull  # GitHub's issues include pull requests
+    assert (await port.get_issue(REPO, 404)).status == 404
+    outside = await port.get_issue("someone-else/private", 4)
+    assert outside.status == 403 and outside.body == ""
+
+
+async def test_commit_messages_and_closing_references(port: GitHubPort, fake_github: FakeGitHub) -> None:
+    pull = open_pull(fake_github)
+    fake_github.set_commit_message(REPO, pull["head"]["sha"], "Fix totals\n\nFixes #12")
+    pushed = fake_github.update_head(REPO, 7, {"app/calc.py": "def total():\n    return 0\n"})
+    fake_github.set_commit_message(REPO, pushed["head"]["sha"], "Simplify")
+    assert await port.pull_commit_messages(REPO, 7) == ["Fix totals\n\nFixes #12", "Simplify"]
+    fake_github.link_closing_issue(REPO, 7, REPO, 12)
+    fake_github.link_closing_issue(REPO, 7, "acme/tracker", 3)
+    assert await port.closing_issues(REPO, 7) == [(REPO, 12), ("acme/tracker", 3)]
+    # GitHub answers an error (an unknown pull request, an old Enterprise server): no references, no failure.
+    assert await port.closing_issues(REPO, 999) == []
+    assert not fake_github.take_violations()
