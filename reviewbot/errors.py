@@ -81,3 +81,17 @@ class DiffError(PermanentError):
 class OverBudget(ModelPermanent):
     """A request was not sent: the review's token budget or a daily budget cannot cover it. A model failure as far
     as the review is concerned: an extra pass is skipped, a verification batch posts its candidates unverified."""
+
+
+class CodeScanningUnavailable(GitHubError):
+    """Code scanning takes no upload here: a private repository without GitHub Code Security / Advanced Security,
+    an archived one, or an installation that has not granted `security_events`. The audit falls back to its
+    tracking issue."""
+
+
+class SarifRejected(GitHubError):
+    """GitHub refused or failed to process a SARIF upload (400 invalid, 413 too large, processing `failed`)."""
+
+    def __init__(self, message: str, *, status: int | None = None, errors: tuple[str, ...] = ()) -> None:
+        super().__init__(message, status=status)
+        self.errors = errors

@@ -52,6 +52,12 @@ OPERATIONS: list[tuple[str, str]] = [
     ("get", f"{_R}/issues/comments/{{comment_id}}/reactions"),
     ("post", f"{_R}/issues/comments/{{comment_id}}/reactions"),
 ]
+# Security audits (issue 23): the SARIF upload and its status, and the tracking issue where code scanning is off.
+OPERATIONS += [
+    ("post", f"{_R}/code-scanning/sarifs"), ("get", f"{_R}/code-scanning/sarifs/{{sarif_id}}"),
+    ("get", f"{_R}/issues"), ("post", f"{_R}/issues"), ("get", f"{_R}/issues/{{issue_number}}"),
+    ("patch", f"{_R}/issues/{{issue_number}}"),
+]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
           "installation", "installation_repositories", "ping"]

@@ -1,0 +1,220 @@
+"""An audit as one SARIF 2.1.0 run for GitHub code scanning, pure: rules, results, evidence, fingerprints,
+GitHub's limits (cut deterministically, most severe kept, every cut said) and the gzip + base64 upload form."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import urllib.parse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from reviewbot.audit.findings import AuditFinding, Evidence
+from reviewbot.audit.sarif_rules import LEVEL, rule, rule_id, sarif_text
+from reviewbot.review.publish.markdown import plain
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+TOOL_NAME = "reviewbot"
+FINGERPRINT_KEY = "reviewbotCodeKey/v1"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """GitHub's documented limits for one upload ("SARIF results exceed limits")."""
+
+    results: int = 25_000
+    locations_per_result: int = 1_000
+    thread_flow_locations: int = 10_000
+    tags_per_rule: int = 20
+    gzipped_bytes: int = 10 * 1024 * 1024
+
+
+GITHUB_LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class Sarif:
+    """The document, how many results it holds, and what was left out to stay inside the limits (in words)."""
+
+    document: dict[str, Any]
+    results: int
+    cut: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        return json.dumps(self.document, indent=1, ensure_ascii=False) + "\n"
+
+
+class SarifTooLarge(ValueError):
+    """Even an empty run is over the size limit: nothing to upload."""
+
+
+def audit_category(branch: str, paths: Sequence[str] = ()) -> str:
+    """`runs[].automationDetails.id`: one analysis per branch and audited path set; the trailing slash makes it
+    all category (GitHub reads what follows the last slash as the run's id)."""
+    scope = hashlib.sha256("\n".join(sorted({p.strip("/") for p in paths})).encode()).hexdigest()[:12]
+    return f"reviewbot/audit/{branch}/{scope if paths else 'all'}/"
+
+
+def build_sarif(findings: Sequence[AuditFinding], *, category: str, commit_sha: str | None = None,
+                repo_url: str | None = None, branch: str | None = None, tool_version: str | None = None,
+                limits: Limits = GITHUB_LIMITS) -> Sarif:
+    """The complete picture of one audit (carried-forward findings included: GitHub closes what is missing)."""
+    cut: list[str] = []
+    kept: list[AuditFinding] = []
+    seen: set[str] = set()
+    for f in sorted(findings, key=lambda f: f.rank):
+        if not _safe_path(f.path):
+            cut.append(f"a finding with an unusable path ({f.path[:80]!r}) was left out")
+        elif f.fingerprint in seen:
+            cut.append(f"a second finding with fingerprint {f.fingerprint} at {f.path}:{f.start_line} was merged")
+        else:
+            seen.add(f.fingerprint)
+            kept.append(f)
+    if len(kept) > limits.results:
+        cut.append(f"{len(kept) - limits.results} least severe finding(s) over GitHub's {limits.results:,} "
+                   "results per run were left out")
+        kept = kept[:limits.results]
+    results = [_result(f, limits, cut) for f in kept]
+    run = _run(kept, results, category, commit_sha, repo_url, branch, tool_version, limits)
+    document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    fitting = _fit(document, len(results), limits.gzipped_bytes)
+    if fitting < len(results):
+        cut.append(f"{len(results) - fitting} least severe finding(s) were left out to stay under GitHub's "
+                   f"{limits.gzipped_bytes / 1024 / 1024:.0f} MB compressed upload limit")
+        run.update(_run(kept[:fitting], results[:fitting], category, commit_sha, repo_url, branch, tool_version,
+                        limits))
+    if cut:
+        run["properties"] = {"reviewbot/cut": cut}
+    return Sarif(document, fitting, tuple(cut))
+
+
+def encode_sarif(document: dict[str, Any]) -> str:
+    """The upload's `sarif` field: gzip, then base64 (GitHub's REST API)."""
+    return base64.b64encode(_gzip(document)).decode("ascii")
+
+
+def _gzip(document: dict[str, Any]) -> bytes:
+    raw = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+    return gzip.compress(raw, compresslevel=9, mtime=0)  # mtime 0: the same findings give the same bytes
+
+
+def _fit(document: dict[str, Any], count: int, max_bytes: int) -> int:
+    """How many results (most severe first) fit the compressed limit: all when they do, else a binary search."""
+    run = document["runs"][0]
+    everything = run["results"]
+
+    def size(n: int) -> int:
+        run["results"] = everything[:n]
+        return len(_gzip(document))
+
+    try:
+        if size(count) <= max_bytes:
+            return count
+        if size(0) > max_bytes:
+            raise SarifTooLarge("an empty SARIF run is over the upload limit")
+        low, high = 0, count  # size(low) fits, size(high) does not
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if size(middle) <= max_bytes else (low, middle)
+        return low
+    finally:
+        run["results"] = everything
+
+
+def _run(kept: Sequence[AuditFinding], results: list[dict[str, Any]], category: str, commit_sha: str | None,
+         repo_url: str | None, branch: str | None, tool_version: str | None, limits: Limits) -> dict[str, Any]:
+    by_rule: dict[str | None, list[AuditFinding]] = {}
+    for f in kept:
+        by_rule.setdefault(f.cwe, []).append(f)
+    rules = [rule(cwe, group, limits.tags_per_rule) for cwe, group in sorted(by_rule.items(),
+                                                                            key=lambda kv: rule_id(kv[0]))]
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    for result in results:
+        result["ruleIndex"] = index[result["ruleId"]]
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": TOOL_NAME, "version": tool_version or _version(),
+                            "semanticVersion": tool_version or _version(), "rules": rules}},
+        "automationDetails": {"id": category},
+        "columnKind": "utf16CodeUnits",
+        "results": results,
+    }
+    if commit_sha and repo_url:
+        provenance: dict[str, Any] = {"repositoryUri": repo_url, "revisionId": commit_sha,
+                                      "mappedTo": {"uriBaseId": "%SRCROOT%"}}
+        if branch:
+            provenance["branch"] = branch
+        run["versionControlProvenance"] = [provenance]
+    return run
+
+
+def _result(f: AuditFinding, limits: Limits, cut: list[str]) -> dict[str, Any]:
+    usable = [e for e in f.evidence if _safe_path(e.path) and e.line >= 1]
+    # The primary location counts among a result's locations, and the sink closes the code flow.
+    cap = max(0, min(limits.locations_per_result, limits.thread_flow_locations) - 1)
+    if len(usable) > cap or len(usable) < len(f.evidence):
+        cut.append(f"{len(f.evidence) - min(len(usable), cap)} evidence location(s) of {f.path}:{f.start_line} "
+                   "were left out")
+    evidence = usable[:cap]
+    result: dict[str, Any] = {
+        "ruleId": rule_id(f.cwe),
+        "level": LEVEL[f.severity],
+        "message": {"text": _message(f, evidence)},
+        "locations": [_location(f.path, f.start_line, f.end_line)],
+        "partialFingerprints": {"primaryLocationLineHash": f"{f.fingerprint}:1", FINGERPRINT_KEY: f.fingerprint},
+        "properties": {"severity": f.severity, "verified": f.verified,
+                       **({} if f.verified else {"tags": ["unverified"]})},
+    }
+    if evidence:
+        result["relatedLocations"] = [{"id": i, **_location(e.path, e.line, e.line, e.note)}
+                                      for i, e in enumerate(evidence, start=1)]
+    if any(e.path != f.path for e in evidence):  # source and sink in different files: a code flow shows the path
+        steps = [_location(e.path, e.line, e.line, e.note or "step") for e in evidence]
+        sink = _location(f.path, f.start_line, f.end_line, "sink")
+        result["codeFlows"] = [{"threadFlows": [{"locations": [{"location": s} for s in [*steps, sink]]}]}]
+    return result
+
+
+def _message(f: AuditFinding, evidence: Sequence[Evidence]) -> str:
+    title = sarif_text(f.title, 300).rstrip(".")
+    parts = [f"{title}.", sarif_text(f.body)]
+    if not f.verified:
+        parts.append("Unverified: the second request that checks findings could not run for this one.")
+    if evidence:
+        # Embedded links `[text](id)` point at relatedLocations; the link text is ours, the notes are escaped.
+        links = ", ".join(f"[{_label(e)}]({i})" for i, e in enumerate(evidence, start=1))
+        parts.append(f"Evidence: {links}.")
+    if f.fix:
+        parts.append("Suggested fix:\n" + sarif_text(f.fix))
+    return "\n\n".join(p for p in parts if p)
+
+
+def _label(e: Evidence) -> str:
+    name = e.path.rsplit("/", 1)[-1].translate({ord("["): "(", ord("]"): ")"})
+    return f"{plain(name)[:80]}:{e.line}"
+
+
+def _location(path: str, start: int, end: int, note: str = "") -> dict[str, Any]:
+    location: dict[str, Any] = {"physicalLocation": {
+        "artifactLocation": {"uri": urllib.parse.quote(path, safe="/"), "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": start, "endLine": max(start, end)}}}
+    if note:
+        location["message"] = {"text": sarif_text(note, 300)}
+    return location
+
+
+def _safe_path(path: str) -> bool:
+    """Repository-relative, inside the repository: an untrusted name never points GitHub elsewhere."""
+    parts = path.split("/")
+    return bool(path) and not path.startswith("/") and "\\" not in path and ":" not in parts[0] and \
+        all(p not in ("", ".", "..") for p in parts) and all(c >= " " and c != "\x7f" for c in path)
+
+
+def _version() -> str:
+    try:
+        return metadata.version("reviewbot")
+    except metadata.PackageNotFoundError:
+        return "0.0.0"
