@@ -8,7 +8,7 @@ import gzip
 import hashlib
 import json
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -79,17 +79,20 @@ def build_sarif(findings: Sequence[AuditFinding], *, category: str, commit_sha: 
                    "results per run were left out")
         kept = kept[:limits.results]
     results = [_result(f, limits, cut) for f in kept]
-    run = _run(kept, results, category, commit_sha, repo_url, branch, tool_version, limits)
-    document = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+    def document(n: int) -> dict[str, Any]:
+        """The log with the `n` most severe results, the cut notes included (they count towards the size)."""
+        notes = cut if n == len(results) else [*cut, f"{len(results) - n} least severe finding(s) were left "
+                                               f"out to stay under GitHub's {_size(limits.gzipped_bytes)} "
+                                               "compressed upload limit"]
+        run = _run(kept[:n], results[:n], category, commit_sha, repo_url, branch, tool_version, limits)
+        if notes:
+            run["properties"] = {"reviewbot/cut": notes}
+        return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
     fitting = _fit(document, len(results), limits.gzipped_bytes)
-    if fitting < len(results):
-        cut.append(f"{len(results) - fitting} least severe finding(s) were left out to stay under GitHub's "
-                   f"{limits.gzipped_bytes / 1024 / 1024:.0f} MB compressed upload limit")
-        run.update(_run(kept[:fitting], results[:fitting], category, commit_sha, repo_url, branch, tool_version,
-                        limits))
-    if cut:
-        run["properties"] = {"reviewbot/cut": cut}
-    return Sarif(document, fitting, tuple(cut))
+    final = document(fitting)  # built last, so every result's ruleIndex is that of this rule list
+    return Sarif(final, fitting, tuple(final["runs"][0].get("properties", {}).get("reviewbot/cut", ())))
 
 
 def encode_sarif(document: dict[str, Any]) -> str:
@@ -102,27 +105,21 @@ def _gzip(document: dict[str, Any]) -> bytes:
     return gzip.compress(raw, compresslevel=9, mtime=0)  # mtime 0: the same findings give the same bytes
 
 
-def _fit(document: dict[str, Any], count: int, max_bytes: int) -> int:
+def _fit(document: Callable[[int], dict[str, Any]], count: int, max_bytes: int) -> int:
     """How many results (most severe first) fit the compressed limit: all when they do, else a binary search."""
-    run = document["runs"][0]
-    everything = run["results"]
+    if len(_gzip(document(count))) <= max_bytes:
+        return count
+    if len(_gzip(document(0))) > max_bytes:
+        raise SarifTooLarge("an empty SARIF run is over the upload limit")
+    low, high = 0, count  # low fits, high does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if len(_gzip(document(middle))) <= max_bytes else (low, middle)
+    return low
 
-    def size(n: int) -> int:
-        run["results"] = everything[:n]
-        return len(_gzip(document))
 
-    try:
-        if size(count) <= max_bytes:
-            return count
-        if size(0) > max_bytes:
-            raise SarifTooLarge("an empty SARIF run is over the upload limit")
-        low, high = 0, count  # size(low) fits, size(high) does not
-        while high - low > 1:
-            middle = (low + high) // 2
-            low, high = (middle, high) if size(middle) <= max_bytes else (low, middle)
-        return low
-    finally:
-        run["results"] = everything
+def _size(limit: int) -> str:
+    return f"{limit / 1024 / 1024:.0f} MB" if limit >= 1024 * 1024 else f"{limit:,} bytes"
 
 
 def _run(kept: Sequence[AuditFinding], results: list[dict[str, Any]], category: str, commit_sha: str | None,

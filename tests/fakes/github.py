@@ -27,9 +27,11 @@ from tests.fakes import (
     github_apps,
     github_auth,
     github_checks,
+    github_code_scanning,
     github_contract,
     github_graphql,
     github_issues,
+    github_repo_issues,
     github_repos,
     github_reviews,
 )
@@ -89,6 +91,13 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("PATCH", f"{_REPO}/issues/comments/{{comment_id}}", "token", github_issues.update_comment),
     ("GET", f"{_REPO}/issues/comments/{{comment_id}}/reactions", "token", github_issues.list_reactions),
     ("POST", f"{_REPO}/issues/comments/{{comment_id}}/reactions", "token", github_issues.create_reaction),
+    # Security audits: SARIF uploads to code scanning, and the tracking issue where code scanning is off.
+    ("POST", f"{_REPO}/code-scanning/sarifs", "token", github_code_scanning.upload),
+    ("GET", f"{_REPO}/code-scanning/sarifs/{{sarif_id}}", "token", github_code_scanning.status),
+    ("GET", f"{_REPO}/issues", "token", github_repo_issues.list_issues),
+    ("POST", f"{_REPO}/issues", "token", github_repo_issues.create),
+    ("GET", f"{_REPO}/issues/{{issue_number}}", "token", github_repo_issues.get),
+    ("PATCH", f"{_REPO}/issues/{{issue_number}}", "token", github_repo_issues.update),
 ]
 _ALL_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"]
 _RATE_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
@@ -240,6 +249,11 @@ class FakeGitHub(GitHubState):
         """What GitHub's redirect after "Create GitHub App" carries; converting it returns this App and key."""
         with self.lock:
             self.manifest_codes[code] = private_key_pem
+
+    def alerts(self, repo: str, state: str | None = None) -> list[dict[str, Any]]:
+        """Code-scanning alerts of a repository (each: number, rule_id, path, state open/fixed, category, ref)."""
+        with self.lock:
+            return [dict(a) for a in self.code_scanning_alerts[repo] if state in (None, a["state"])]
 
     def take_violations(self) -> list[str]:
         """The contract violations seen so far, forgotten once taken (for tests that break the contract on purpose)."""
