@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from reviewbot.review.findings.cwe import normalize_cwe
 from reviewbot.review.findings.fingerprints import code_key, normalize_title
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
-from reviewbot.review.findings.security import normalize_cwe
 
 Severity = Literal["critical", "major", "minor", "nit"]
 

@@ -3,14 +3,10 @@ deferring the job rather than sleeping."""
 
 from __future__ import annotations
 
-import urllib.parse
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from reviewbot.app.port.base import PortBase, _q, _q1
 from reviewbot.errors import CodeScanningUnavailable, GitHubError, SarifRejected, Waiting
-
-if TYPE_CHECKING:
-    from reviewbot.app.requester import Requester
 
 # What GitHub says when a repository cannot use code scanning; any other 403 that is not a rate limit (those are
 # retried before this point) is the installation lacking `security_events` or an archived repository.
@@ -32,10 +28,8 @@ class SarifStatus:
         return self.processing_status in ("complete", "failed")
 
 
-class CodeScanning:
-    """The code-scanning operations of GitHubPort (a mixin over its requester)."""
-
-    _http: Requester
+class CodeScanning(PortBase):
+    """The code-scanning operations of GitHubPort (a mixin over PortBase)."""
 
     async def upload_sarif(self, repo: str, commit_sha: str, ref: str, sarif_gz_b64: str, *,
                            tool_name: str = "reviewbot") -> str:
@@ -44,7 +38,7 @@ class CodeScanning:
         body = {"commit_sha": commit_sha, "ref": ref, "sarif": sarif_gz_b64, "tool_name": tool_name}
         try:
             # Uploading the same analysis twice is harmless (the second replaces the first): safe to retry.
-            _, data = await self._http.request("POST", f"/repos/{_repo(repo)}/code-scanning/sarifs",
+            _, data = await self._http.request("POST", f"/repos/{_q(repo)}/code-scanning/sarifs",
                                                what=f"POST SARIF {repo}@{commit_sha[:12]}", body=body,
                                                idempotent=True)
         except GitHubError as exc:
@@ -61,7 +55,7 @@ class CodeScanning:
 
     async def sarif_status(self, repo: str, sarif_id: str) -> SarifStatus:
         """The upload's processing status; a 404 right after the upload means GitHub has not registered it yet."""
-        url = f"/repos/{_repo(repo)}/code-scanning/sarifs/{urllib.parse.quote(sarif_id, safe='')}"
+        url = f"/repos/{_q(repo)}/code-scanning/sarifs/{_q1(sarif_id)}"
         try:
             _, data = await self._http.request("GET", url, what=f"GET SARIF status {sarif_id[:12]}")
         except GitHubError as exc:
@@ -90,7 +84,3 @@ async def check_processed(port: CodeScanning, repo: str, sarif_id: str, attempt:
     raise Waiting(f"the SARIF upload {sarif_id} is {status.processing_status}",
                   retry_after=POLL_SECONDS[min(attempt, len(POLL_SECONDS) - 1)])
 
-
-def _repo(repo: str) -> str:
-    owner, _, name = repo.partition("/")
-    return f"{urllib.parse.quote(owner, safe='')}/{urllib.parse.quote(name, safe='')}"
