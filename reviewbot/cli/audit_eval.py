@@ -12,7 +12,9 @@ def add(sub: Subparsers) -> None:
     audit = sub.add_parser("audit", help="security-audit a whole local repository or directory, in chunks")
     audit.add_argument("--repo", type=Path, default=Path("."), help="the repository or directory (default: .)")
     audit.add_argument("--dir", default="", help="only files under this folder of the repository")
-    audit.add_argument("--report", type=Path, help="write the report here (.json for JSON; default: stdout)")
+    audit.add_argument("--report", type=Path, help="write the report here (default: stdout)")
+    audit.add_argument("--format", dest="fmt", choices=["markdown", "json", "sarif"],
+                       help="the report's format (default: from --report's suffix, .json or .sarif, else markdown)")
     audit.add_argument("--restart", action="store_true", help="forget the saved progress and audit again")
     audit.add_argument("--parallel", type=int, default=4, help="chunks in flight at once (default 4)")
     audit.add_argument("--chunk-tokens", type=int, default=30_000, help="code per chunk, in tokens (default 30000)")
@@ -38,7 +40,7 @@ def _run(args: argparse.Namespace) -> int:
         from reviewbot.audit.run import audit_command
 
         return audit_command(settings, args.repo, args.dir, args.report, restart=args.restart,
-                             parallel=args.parallel, chunk_tokens=args.chunk_tokens)
+                             parallel=args.parallel, chunk_tokens=args.chunk_tokens, fmt=args.fmt)
     from reviewbot.cli.evaluate import eval_command
 
     return eval_command(settings, args)
