@@ -4,6 +4,7 @@ accepted and processed, alerts open, persist and close across audits; without co
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import json
 
@@ -13,6 +14,7 @@ from reviewbot.app.auth import InstallationTokens
 from reviewbot.app.port import GitHubPort
 from reviewbot.app.port.code_scanning import check_processed
 from reviewbot.app.requester import RetryPolicy
+from reviewbot.audit.findings import AuditFinding
 from reviewbot.audit.publish import Published, publish_audit
 from reviewbot.audit.sarif import build_sarif, encode_sarif
 from reviewbot.audit.tracking import TITLE
@@ -48,7 +50,7 @@ async def _processed(port: GitHubPort, published: Published) -> None:
     raise AssertionError("the upload never completed")
 
 
-async def _publish(port: GitHubPort, findings: list, bot: str, cost: float = 0.25) -> Published:  # type: ignore[type-arg]
+async def _publish(port: GitHubPort, findings: list[AuditFinding], bot: str, cost: float = 0.25) -> Published:
     return await publish_audit(port, REPO, findings, category=CATEGORY, commit_sha=COMMIT, ref=REF,
                                bot_login=bot, key=KEY, cost_usd=cost, repo_url=f"https://github.com/{REPO}")
 
@@ -65,8 +67,8 @@ async def test_alerts_open_then_persist_and_close_across_audits(port: GitHubPort
     upload = next(iter(fake_github.sarif_uploads.values()))
     assert upload["commit_sha"] == COMMIT and upload["tool_name"] == "reviewbot"
 
-    moved = sql_injection()  # the same bug, its lines moved by an unrelated edit: the same alert
-    moved = type(moved)(**{**moved.__dict__, "start_line": 51, "end_line": 53})
+    # The same bug, its lines moved by an unrelated edit: the same fingerprint, the same alert.
+    moved = dataclasses.replace(sql_injection(), start_line=51, end_line=53)
     second = await _publish(port, [moved, unclassified()], fake_github.bot_login)
     await _processed(port, second)
     after = {a["rule_id"]: a for a in fake_github.alerts(REPO)}
