@@ -97,9 +97,16 @@ async def test_without_code_scanning_one_tracking_issue_is_created_then_edited(
 
     second = await _publish(port, [sql_injection(), unclassified()], fake_github.bot_login, cost=0.5)
     assert second.issue_number == first.issue_number and second.new == 1
-    assert [n for (r, n) in fake_github.issues if r == REPO] == [first.issue_number]  # never a second issue
     body = fake_github.issues[(REPO, first.issue_number)]["body"]
     assert "1 new, 1 fixed since the last audit" in body and "$0.50" in body
+    assert [n for (r, n) in fake_github.issues if r == REPO] == [first.issue_number]  # never a second issue
+    remembered = await publish_audit(port, REPO, [], category=CATEGORY, commit_sha=COMMIT, ref=REF,
+                                     bot_login=fake_github.bot_login, key=KEY, tracking_issue=first.issue_number)
+    assert remembered.issue_number == first.issue_number  # the number the caller remembered, checked and used
+    stale = await publish_audit(port, REPO, [], category=CATEGORY, commit_sha=COMMIT, ref=REF,
+                                bot_login=fake_github.bot_login, key=KEY, tracking_issue=999)
+    assert stale.issue_number == first.issue_number  # a number that is gone: found again by its marker
+
 
 
 async def test_a_look_alike_issue_is_not_taken_for_the_tracking_issue(
