@@ -165,11 +165,10 @@ def _result(f: AuditFinding, limits: Limits, cut: list[str]) -> dict[str, Any]:
         "properties": {"severity": f.severity, "verified": f.verified,
                        **({} if f.verified else {"tags": ["unverified"]})},
     }
-    if evidence:
-        result["relatedLocations"] = [{"id": i, **_location(e.path, e.line, e.line, e.note)}
-                                      for i, e in enumerate(evidence, start=1)]
+    steps = [_location(e.path, e.line, e.line, e.note) for e in evidence]
+    if steps:
+        result["relatedLocations"] = [{"id": i, **step} for i, step in enumerate(steps, start=1)]
     if any(e.path != f.path for e in evidence):  # source and sink in different files: a code flow shows the path
-        steps = [_location(e.path, e.line, e.line, e.note or "step") for e in evidence]
         sink = _location(f.path, f.start_line, f.end_line, "sink")
         result["codeFlows"] = [{"threadFlows": [{"locations": [{"location": s} for s in [*steps, sink]]}]}]
     return result

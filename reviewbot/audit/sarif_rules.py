@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -75,6 +76,7 @@ def _pascal(words: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in "".join(c if c.isalnum() else " " for c in words).split())
 
 
+@functools.lru_cache(maxsize=4096)  # evidence notes and titles repeat across thousands of results
 def sarif_text(text: str, limit: int = MAX_TEXT) -> str:
     """Untrusted text for `message.text` (what GitHub shows): no secrets, no pings, no links. SARIF reads
     `[text](target)` as a link, so `](` is broken apart; URLs GitHub would link are defanged
@@ -83,7 +85,7 @@ def sarif_text(text: str, limit: int = MAX_TEXT) -> str:
     if len(text) > limit:
         text = text[:limit].rstrip() + " …"
     out, at = [], 0
-    for match in _LINKS.match(text) or []:
+    for match in (_LINKS.match(text) if _LINKS.pretest(text) else None) or []:
         raw = str(match.raw)
         if match.schema or raw.lower().startswith("www."):  # what GitHub would link; `views.py` stays a file name
             out.append(text[at:match.index] + _defang(raw))
