@@ -45,6 +45,11 @@ class Published:
     reason: str = ""  # why code scanning was not used
 
 
+def branch_ref(branch: str) -> str:
+    """The `ref` of an upload for a branch (GitHub also takes refs/tags/… and refs/pull/N/head|merge)."""
+    return branch if branch.startswith("refs/") else f"refs/heads/{branch}"
+
+
 async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,
                         commit_sha: str, ref: str, bot_login: str, key: bytes, cost_usd: float = 0.0,
                         repo_url: str | None = None, tracking_issue: int | None = None,
