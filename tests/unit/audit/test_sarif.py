@@ -128,3 +128,18 @@ def test_one_alert_per_fingerprint() -> None:
     twice = [sql_injection(), sql_injection()]
     sarif = build_sarif(twice, category=CATEGORY, commit_sha=COMMIT)
     assert sarif.results == 1 and "merged" in sarif.cut[0]
+
+
+def test_hostile_file_names_and_titles_cannot_make_links_in_the_message() -> None:
+    hostile = AuditFinding(path="app/x](http:/evil.com).py", start_line=1, end_line=1,
+                           title="[Fix now](https://evil.com/login) @security-team", cwe="CWE-79", severity="major",
+                           body="<img src=x onerror=alert(1)> see http://evil.com", fingerprint="1111111111111111",
+                           evidence=(Evidence("lib/[a](https:/evil.com).py", 2, "[go](javascript:alert(1))"),))
+    result = build_sarif([hostile], category=CATEGORY).document["runs"][0]["results"][0]
+    text = result["message"]["text"]
+    assert "](http" not in text and "](javascript" not in text and "http://" not in text and "https://" not in text
+    assert "@security-team" not in text
+    assert text.endswith("Evidence: [evil.com).py:2](1).")  # the one link is ours, to the related location
+    related = result["relatedLocations"][0]
+    assert related["physicalLocation"]["artifactLocation"]["uri"] == "lib/%5Ba%5D%28https%3A/evil.com%29.py"
+    assert "](" not in related["message"]["text"]
