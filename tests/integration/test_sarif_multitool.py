@@ -46,6 +46,7 @@ def _errors(log: dict[str, object]) -> dict[str, list[str]]:
     return found
 
 
+@pytest.mark.timeout(600)  # a .NET program validating six files: about a minute on a busy 2-core machine
 def test_every_sarif_shape_passes_the_sarif_multitool_with_githubs_rules(tmp_path: Path) -> None:
     tool = _multitool()
     files = []
