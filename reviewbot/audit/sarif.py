@@ -7,19 +7,17 @@ import base64
 import gzip
 import hashlib
 import json
-import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from reviewbot.audit.findings import AuditFinding, Evidence
-from reviewbot.audit.sarif_rules import LEVEL, rule, rule_id, sarif_text
-from reviewbot.review.publish.markdown import plain
+from reviewbot.audit.findings import AuditFinding
+from reviewbot.audit.sarif_results import result, safe_path
+from reviewbot.audit.sarif_rules import rule, rule_id
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_NAME = "reviewbot"
-FINGERPRINT_KEY = "reviewbotCodeKey/v1"
 
 
 @dataclass(frozen=True)
@@ -67,7 +65,7 @@ def build_sarif(findings: Sequence[AuditFinding], *, category: str, commit_sha: 
     kept: list[AuditFinding] = []
     seen: set[str] = set()
     for f in sorted(findings, key=lambda f: f.rank):
-        if not _safe_path(f.path):
+        if not safe_path(f.path):
             cut.append(f"a finding with an unusable path ({f.path[:80]!r}) was left out")
         elif f.fingerprint in seen:
             cut.append(f"a second finding with fingerprint {f.fingerprint} at {f.path}:{f.start_line} was merged")
@@ -78,7 +76,7 @@ def build_sarif(findings: Sequence[AuditFinding], *, category: str, commit_sha: 
         cut.append(f"{len(kept) - limits.results} least severe finding(s) over GitHub's {limits.results:,} "
                    "results per run were left out")
         kept = kept[:limits.results]
-    results = [_result(f, limits, cut) for f in kept]
+    results = [result(f, limits.locations_per_result, limits.thread_flow_locations, cut) for f in kept]
 
     def document(n: int) -> dict[str, Any]:
         """The log with the `n` most severe results, the cut notes included (they count towards the size)."""
@@ -130,8 +128,8 @@ def _run(kept: Sequence[AuditFinding], results: list[dict[str, Any]], category: 
     rules = [rule(cwe, group, limits.tags_per_rule) for cwe, group in sorted(by_rule.items(),
                                                                             key=lambda kv: rule_id(kv[0]))]
     index = {r["id"]: i for i, r in enumerate(rules)}
-    for result in results:
-        result["ruleIndex"] = index[result["ruleId"]]
+    for one in results:
+        one["ruleIndex"] = index[one["ruleId"]]
     run: dict[str, Any] = {
         "tool": {"driver": {"name": TOOL_NAME, "version": tool_version or _version(),
                             "semanticVersion": tool_version or _version(), "rules": rules}},
@@ -146,67 +144,6 @@ def _run(kept: Sequence[AuditFinding], results: list[dict[str, Any]], category: 
             provenance["branch"] = branch
         run["versionControlProvenance"] = [provenance]
     return run
-
-
-def _result(f: AuditFinding, limits: Limits, cut: list[str]) -> dict[str, Any]:
-    usable = [e for e in f.evidence if _safe_path(e.path) and e.line >= 1]
-    # The primary location counts among a result's locations, and the sink closes the code flow.
-    cap = max(0, min(limits.locations_per_result, limits.thread_flow_locations) - 1)
-    if len(usable) > cap or len(usable) < len(f.evidence):
-        cut.append(f"{len(f.evidence) - min(len(usable), cap)} evidence location(s) of {f.path}:{f.start_line} "
-                   "were left out")
-    evidence = usable[:cap]
-    result: dict[str, Any] = {
-        "ruleId": rule_id(f.cwe),
-        "level": LEVEL[f.severity],
-        "message": {"text": _message(f, evidence)},
-        "locations": [_location(f.path, f.start_line, f.end_line)],
-        "partialFingerprints": {"primaryLocationLineHash": f"{f.fingerprint}:1", FINGERPRINT_KEY: f.fingerprint},
-        "properties": {"severity": f.severity, "verified": f.verified,
-                       **({} if f.verified else {"tags": ["unverified"]})},
-    }
-    steps = [_location(e.path, e.line, e.line, e.note) for e in evidence]
-    if steps:
-        result["relatedLocations"] = [{"id": i, **step} for i, step in enumerate(steps, start=1)]
-    if any(e.path != f.path for e in evidence):  # source and sink in different files: a code flow shows the path
-        sink = _location(f.path, f.start_line, f.end_line, "sink")
-        result["codeFlows"] = [{"threadFlows": [{"locations": [{"location": s} for s in [*steps, sink]]}]}]
-    return result
-
-
-def _message(f: AuditFinding, evidence: Sequence[Evidence]) -> str:
-    title = sarif_text(f.title, 300).rstrip(".")
-    parts = [f"{title}.", sarif_text(f.body)]
-    if not f.verified:
-        parts.append("Unverified: the second request that checks findings could not run for this one.")
-    if evidence:
-        # Embedded links `[text](id)` point at relatedLocations; the link text is ours, the notes are escaped.
-        links = ", ".join(f"[{_label(e)}]({i})" for i, e in enumerate(evidence, start=1))
-        parts.append(f"Evidence: {links}.")
-    if f.fix:
-        parts.append("Suggested fix:\n" + sarif_text(f.fix))
-    return "\n\n".join(p for p in parts if p)
-
-
-def _label(e: Evidence) -> str:
-    name = e.path.rsplit("/", 1)[-1].translate({ord("["): "(", ord("]"): ")"})
-    return f"{plain(name)[:80]}:{e.line}"
-
-
-def _location(path: str, start: int, end: int, note: str = "") -> dict[str, Any]:
-    location: dict[str, Any] = {"physicalLocation": {
-        "artifactLocation": {"uri": urllib.parse.quote(path, safe="/"), "uriBaseId": "%SRCROOT%"},
-        "region": {"startLine": start, "endLine": max(start, end)}}}
-    if note:
-        location["message"] = {"text": sarif_text(note, 300)}
-    return location
-
-
-def _safe_path(path: str) -> bool:
-    """Repository-relative, inside the repository: an untrusted name never points GitHub elsewhere."""
-    parts = path.split("/")
-    return bool(path) and not path.startswith("/") and "\\" not in path and ":" not in parts[0] and \
-        all(p not in ("", ".", "..") for p in parts) and all(c >= " " and c != "\x7f" for c in path)
 
 
 def _version() -> str:
