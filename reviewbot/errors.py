@@ -83,6 +83,11 @@ class OverBudget(ModelPermanent):
     as the review is concerned: an extra pass is skipped, a verification batch posts its candidates unverified."""
 
 
+class LeaseLost(ReviewbotError):
+    """This job's lease lapsed and another worker may be running it: stop before paying or posting anything more.
+    Neither retried nor told to the user; the lease's new holder finishes the job."""
+
+
 class CodeScanningUnavailable(GitHubError):
     """Code scanning takes no upload here: a private repository without GitHub Code Security / Advanced Security,
     an archived one, or an installation that has not granted `security_events`. The audit falls back to its

@@ -191,6 +191,7 @@ class GitHubState:
             self.suites: dict[tuple[str, str], int] = {}  # (repo, head SHA) -> the App's check suite there
             # Files attached to descriptions and comments: asset id -> (content type, bytes).
             self.attachments: dict[str, tuple[str, bytes]] = {}
+            self.attachment_redirects: dict[str, str] = {}  # asset id -> where GitHub sends it (signed storage)
             # Code scanning (tests/fakes/github_code_scanning.py): SARIF uploads by id, alerts per repository,
             # repositories without Code Security (403), polls an upload stays pending; issues opened through the API.
             self.sarif_uploads: dict[str, dict[str, Any]] = {}
