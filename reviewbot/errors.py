@@ -86,3 +86,17 @@ class OverBudget(ModelPermanent):
 class LeaseLost(ReviewbotError):
     """This job's lease lapsed and another worker may be running it: stop before paying or posting anything more.
     Neither retried nor told to the user; the lease's new holder finishes the job."""
+
+
+class CodeScanningUnavailable(GitHubError):
+    """Code scanning takes no upload here: a private repository without GitHub Code Security / Advanced Security,
+    an archived one, or an installation that has not granted `security_events`. The audit falls back to its
+    tracking issue."""
+
+
+class SarifRejected(GitHubError):
+    """GitHub refused or failed to process a SARIF upload (400 invalid, 413 too large, processing `failed`)."""
+
+    def __init__(self, message: str, *, status: int | None = None, errors: tuple[str, ...] = ()) -> None:
+        super().__init__(message, status=status)
+        self.errors = errors

@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 
-from reviewbot.audit import report as auditreport
 from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, Listed, Without, added_diff, auditable, plan_chunks
+from reviewbot.audit.formats import format_for, render
 from reviewbot.errors import ConfigError, ModelQueued, PermanentError, RetryableError
 from reviewbot.files import write_private
 from reviewbot.inference.factory import model_client
@@ -39,7 +39,7 @@ DESCRIPTION = ("Not a pull request: a security audit of existing code. Every fil
 
 
 def audit_command(settings: Settings, repo: Path, directory: str, report: Path | None, *, restart: bool = False,
-                  parallel: int = 4, chunk_tokens: int = CHUNK_TOKENS) -> int:
+                  parallel: int = 4, chunk_tokens: int = CHUNK_TOKENS, fmt: str | None = None) -> int:
     settings.require(settings.missing_for_model(), "reviewbot audit")
     root = repo.resolve()
     if not root.is_dir():
@@ -52,8 +52,7 @@ def audit_command(settings: Settings, repo: Path, directory: str, report: Path |
     if not todo:
         print(f"reviewbot: this audit is already complete; --restart audits again ({work})", file=sys.stderr)
     asyncio.run(_run(settings, root, snapshot, state, work, todo, max(1, parallel)))
-    text = json.dumps(auditreport.as_json(state), indent=2) if report and report.suffix == ".json" \
-        else auditreport.markdown(state)
+    text = render(state, format_for(report, fmt), snapshot.read, **_revision(root))
     if report is None:
         print(text)
     else:
@@ -65,6 +64,15 @@ def audit_command(settings: Settings, repo: Path, directory: str, report: Path |
         return 1
     (work / "memo.json").unlink(missing_ok=True)  # every answer is in the state now
     return 0
+
+
+def _revision(root: Path) -> dict[str, str]:
+    """The branch and commit a SARIF report names, when the directory is a git work tree."""
+    try:
+        return {"branch": git(root, "rev-parse", "--abbrev-ref", "HEAD").decode().strip(),
+                "commit_sha": git(root, "rev-parse", "HEAD").decode().strip()}
+    except ConfigError:
+        return {}
 
 
 def _listed(root: Path) -> list[str]:

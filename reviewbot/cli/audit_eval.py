@@ -18,7 +18,9 @@ def add(sub: Subparsers) -> None:
     audit.add_argument("--path", action="append", default=[], help="service: only this folder (repeatable)")
     audit.add_argument("--full", action="store_true", help="service: audit every file, not only changed ones")
     audit.add_argument("--dir", default="", help="only files under this folder of the repository")
-    audit.add_argument("--report", type=Path, help="write the report here (.json for JSON; default: stdout)")
+    audit.add_argument("--report", type=Path, help="write the report here (default: stdout)")
+    audit.add_argument("--format", dest="fmt", choices=["markdown", "json", "sarif"],
+                       help="the report's format (default: from --report's suffix, .json or .sarif, else markdown)")
     audit.add_argument("--restart", action="store_true", help="forget the saved progress and audit again")
     audit.add_argument("--parallel", type=int, default=4, help="chunks in flight at once (default 4)")
     audit.add_argument("--chunk-tokens", type=int, default=30_000, help="code per chunk, in tokens (default 30000)")
@@ -58,8 +60,8 @@ def _run(args: argparse.Namespace) -> int:
             return ask_service(settings, args.repo, args.branch, args.path, args.full)
         from reviewbot.audit.run import audit_command
 
-        return audit_command(settings, Path(args.repo), args.dir, args.report, restart=args.restart,
-                             parallel=args.parallel, chunk_tokens=args.chunk_tokens)
+        return audit_command(settings, args.repo, args.dir, args.report, restart=args.restart,
+                             parallel=args.parallel, chunk_tokens=args.chunk_tokens, fmt=args.fmt)
     if args.benchmark is not None:
         from reviewbot.cli.benchmark import benchmark_command
 

@@ -55,6 +55,11 @@ OPERATIONS: list[tuple[str, str]] = [
     # Linked issues (reviewbot/app/port/linked_issues.py)
     ("get", f"{_R}/issues/{{issue_number}}"), ("get", f"{_R}/pulls/{{pull_number}}/commits"),
 ]
+# Security audits (issue 23): the SARIF upload and its status, and the tracking issue where code scanning is off.
+OPERATIONS += [
+    ("post", f"{_R}/code-scanning/sarifs"), ("get", f"{_R}/code-scanning/sarifs/{{sarif_id}}"),
+    ("get", f"{_R}/issues"), ("post", f"{_R}/issues"), ("patch", f"{_R}/issues/{{issue_number}}"),
+]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
           "installation", "installation_repositories", "ping"]

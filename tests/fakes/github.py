@@ -27,10 +27,12 @@ from tests.fakes import (
     github_apps,
     github_auth,
     github_checks,
+    github_code_scanning,
     github_contract,
     github_graphql,
     github_issues,
     github_linked,
+    github_repo_issues,
     github_repos,
     github_reviews,
 )
@@ -94,6 +96,12 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("POST", f"{_REPO}/issues/comments/{{comment_id}}/reactions", "token", github_issues.create_reaction),
     ("GET", f"{_REPO}/issues/{{number}}", "token", github_linked.get_issue),
     ("GET", f"{_REPO}/pulls/{{number}}/commits", "token", github_linked.list_pull_commits),
+    # Security audits: SARIF uploads to code scanning, and the tracking issue where code scanning is off.
+    ("POST", f"{_REPO}/code-scanning/sarifs", "token", github_code_scanning.upload),
+    ("GET", f"{_REPO}/code-scanning/sarifs/{{sarif_id}}", "token", github_code_scanning.status),
+    ("GET", f"{_REPO}/issues", "token", github_repo_issues.list_issues),
+    ("POST", f"{_REPO}/issues", "token", github_repo_issues.create),
+    ("PATCH", f"{_REPO}/issues/{{issue_number}}", "token", github_repo_issues.update),
 ]
 _ALL_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"]
 _RATE_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
@@ -278,6 +286,11 @@ class FakeGitHub(GitHubState):
         """The message of a pushed head commit, as the pull request's commit list shows it."""
         with self.lock:
             self.commit_messages[(repo, sha)] = message
+
+    def alerts(self, repo: str, state: str | None = None) -> list[dict[str, Any]]:
+        """Code-scanning alerts of a repository (each: number, rule_id, path, state open/fixed, category, ref)."""
+        with self.lock:
+            return [dict(a) for a in self.code_scanning_alerts[repo] if state in (None, a["state"])]
 
     def take_violations(self) -> list[str]:
         """The contract violations seen so far, forgotten once taken (for tests that break the contract on purpose)."""

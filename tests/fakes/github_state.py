@@ -23,6 +23,7 @@ DEFAULT_PERMISSIONS = {
     "issues": "write",
     "metadata": "read",
     "pull_requests": "write",
+    "security_events": "write",
 }
 
 
@@ -197,6 +198,12 @@ class GitHubState:
             self.closing: dict[tuple[str, int], list[tuple[str, int]]] = {}
             self.commit_messages: dict[tuple[str, str], str] = {}
             self.attachment_redirects: dict[str, str] = {}  # asset id -> where GitHub sends it (signed storage)
+            # Code scanning (tests/fakes/github_code_scanning.py): SARIF uploads by id, alerts per repository,
+            # repositories without Code Security (403), polls an upload stays pending; issues opened through the API.
+            self.sarif_uploads: dict[str, dict[str, Any]] = {}
+            self.code_scanning_alerts: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
+            self.code_scanning_off: set[str] = set()
+            self.sarif_pending_polls = 1
 
     def suite_id(self, repo: str, head_sha: str) -> int:
         """GitHub makes one check suite per App and commit: every check run of ours on that commit is in it."""

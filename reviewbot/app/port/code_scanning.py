@@ -1,0 +1,86 @@
+"""GitHub code scanning for the port: upload an audit's SARIF, read its processing status, and wait for it by
+deferring the job rather than sleeping."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reviewbot.app.port.base import PortBase, _q, _q1
+from reviewbot.errors import CodeScanningUnavailable, GitHubError, SarifRejected, Waiting
+
+# What GitHub says when a repository cannot use code scanning; any other 403 that is not a rate limit (those are
+# retried before this point) is the installation lacking `security_events` or an archived repository.
+NO_ADVANCED_SECURITY = "must be enabled for this repository to use code scanning"
+POLL_SECONDS = (5.0, 10.0, 20.0, 30.0, 60.0)  # GitHub usually processes an upload within a minute
+MAX_POLLS = 40  # about half an hour of pending before the upload is reported as stuck
+
+
+@dataclass(frozen=True)
+class SarifStatus:
+    """`GET …/code-scanning/sarifs/{id}`: pending, complete or failed, and the errors GitHub reported."""
+
+    processing_status: str
+    errors: tuple[str, ...] = ()
+    analyses_url: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.processing_status in ("complete", "failed")
+
+
+class CodeScanning(PortBase):
+    """The code-scanning operations of GitHubPort (a mixin over PortBase)."""
+
+    async def upload_sarif(self, repo: str, commit_sha: str, ref: str, sarif_gz_b64: str, *,
+                           tool_name: str = "reviewbot") -> str:
+        """`POST /repos/{owner}/{repo}/code-scanning/sarifs` (202): the upload's id. CodeScanningUnavailable when
+        the repository or installation cannot use code scanning (fall back); SarifRejected on 400 or 413."""
+        body = {"commit_sha": commit_sha, "ref": ref, "sarif": sarif_gz_b64, "tool_name": tool_name}
+        try:
+            # Uploading the same analysis twice is harmless (the second replaces the first): safe to retry.
+            _, data = await self._http.request("POST", f"/repos/{_q(repo)}/code-scanning/sarifs",
+                                               what=f"POST SARIF {repo}@{commit_sha[:12]}", body=body,
+                                               idempotent=True)
+        except GitHubError as exc:
+            if exc.status == 403:
+                why = "GitHub Code Security or Advanced Security is not enabled for this repository" \
+                    if NO_ADVANCED_SECURITY in str(exc) else \
+                    "the App's installation has no `security_events: write` permission here (or it is archived)"
+                raise CodeScanningUnavailable(f"code scanning is not available: {why} ({exc})", status=403) from exc
+            if exc.status in (400, 413):
+                reason = "too large" if exc.status == 413 else "invalid"
+                raise SarifRejected(f"GitHub refused the SARIF upload as {reason}: {exc}", status=exc.status) from exc
+            raise
+        return str(data["id"])
+
+    async def sarif_status(self, repo: str, sarif_id: str) -> SarifStatus:
+        """The upload's processing status; a 404 right after the upload means GitHub has not registered it yet."""
+        url = f"/repos/{_q(repo)}/code-scanning/sarifs/{_q1(sarif_id)}"
+        try:
+            _, data = await self._http.request("GET", url, what=f"GET SARIF status {sarif_id[:12]}")
+        except GitHubError as exc:
+            if exc.status == 404:
+                return SarifStatus("pending")
+            if exc.status == 403:
+                raise CodeScanningUnavailable(f"code scanning is not available: {exc}", status=403) from exc
+            raise
+        return SarifStatus(str(data.get("processing_status") or "pending"),
+                           tuple(str(e) for e in data.get("errors") or ()), data.get("analyses_url"))
+
+
+async def check_processed(port: CodeScanning, repo: str, sarif_id: str, attempt: int) -> SarifStatus:
+    """One look at an upload, for a job that polls by deferring itself: the status once complete; SarifRejected
+    with GitHub's errors once failed; `Waiting` (retry_after grows with `attempt`) while pending, so the job
+    frees its worker slot; a permanent error after MAX_POLLS looks."""
+    status = await port.sarif_status(repo, sarif_id)
+    if status.processing_status == "failed":
+        raise SarifRejected(f"GitHub could not process the SARIF upload {sarif_id}: " +
+                            ("; ".join(status.errors) or "no reason given"), errors=status.errors)
+    if status.processing_status == "complete":
+        return status
+    if attempt >= MAX_POLLS:
+        raise SarifRejected(f"the SARIF upload {sarif_id} was still {status.processing_status} after "
+                            f"{attempt} checks")
+    raise Waiting(f"the SARIF upload {sarif_id} is {status.processing_status}",
+                  retry_after=POLL_SECONDS[min(attempt, len(POLL_SECONDS) - 1)])
+

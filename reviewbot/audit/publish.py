@@ -1,0 +1,114 @@
+"""Where an audit's findings go: one SARIF upload to GitHub code scanning, or, where code scanning is not
+available, the repository's one tracking issue (created once, then edited)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from reviewbot.audit.findings import AuditFinding
+from reviewbot.audit.sarif import GITHUB_LIMITS, Limits, build_sarif, encode_sarif
+from reviewbot.audit.tracking import TITLE, tracking_body, tracking_state
+from reviewbot.errors import CodeScanningUnavailable, GitHubError
+
+log = logging.getLogger(__name__)
+
+
+class AuditPort(Protocol):
+    """What publishing needs of GitHubPort (its code-scanning and issue mixins)."""
+
+    async def upload_sarif(self, repo: str, commit_sha: str, ref: str, sarif_gz_b64: str, *,
+                           tool_name: str = ...) -> str: ...
+
+    async def create_issue(self, repo: str, title: str, body: str) -> int: ...
+
+    async def issue_data(self, repo: str, number: int) -> dict[str, Any]: ...
+
+    async def update_issue(self, repo: str, number: int, *, title: str | None = ..., body: str | None = ...,
+                           state: str | None = ...) -> None: ...
+
+    async def issues_by(self, repo: str, creator: str, state: str = ...) -> list[dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class Published:
+    """Where the findings went: a SARIF upload to poll (`sarif_id`), or the tracking issue (`issue_number`)."""
+
+    where: Literal["code-scanning", "issue"]
+    results: int
+    sarif_id: str | None = None
+    issue_number: int | None = None
+    new: int = 0  # findings new since the last audit of this scope (tracking issue only)
+    cut: tuple[str, ...] = ()
+    reason: str = ""  # why code scanning was not used
+
+
+def branch_ref(branch: str) -> str:
+    """The `ref` of an upload for a branch (GitHub also takes refs/tags/… and refs/pull/N/head|merge)."""
+    return branch if branch.startswith("refs/") else f"refs/heads/{branch}"
+
+
+async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,
+                        commit_sha: str, ref: str, bot_login: str, key: bytes, cost_usd: float = 0.0,
+                        repo_url: str | None = None, tracking_issue: int | None = None,
+                        limits: Limits = GITHUB_LIMITS) -> Published:
+    """Upload the complete picture of one audit (carried-forward findings included); on CodeScanningUnavailable,
+    edit the tracking issue instead (`tracking_issue`: its number if the caller remembers it from an earlier
+    audit; it is checked, and looked up among the App's issues when absent or not ours). The caller polls a SARIF
+    upload with `check_processed`, and may remember `Published.issue_number`."""
+    branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+    sarif = build_sarif(findings, category=category, commit_sha=commit_sha, repo_url=repo_url, branch=branch,
+                        limits=limits)
+    try:
+        sarif_id = await port.upload_sarif(repo, commit_sha, ref, encode_sarif(sarif.document))
+    except CodeScanningUnavailable as exc:
+        log.info("code scanning is not available; updating the tracking issue", extra={"repo": repo})
+        number, new = await update_tracking_issue(port, repo, findings, category=category, commit_sha=commit_sha,
+                                                  bot_login=bot_login, key=key, cost_usd=cost_usd,
+                                                  reason=_reason(exc), known=tracking_issue)
+        return Published("issue", len(findings), issue_number=number, new=new, reason=str(exc))
+    return Published("code-scanning", sarif.results, sarif_id=sarif_id, cut=sarif.cut)
+
+
+async def update_tracking_issue(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,
+                                commit_sha: str, bot_login: str, key: bytes, cost_usd: float,
+                                reason: str, known: int | None = None) -> tuple[int, int]:
+    """Edit the App's tracking issue (`known`, else the newest of the App's issues carrying a valid signed
+    marker), or create it once. A closed issue is reopened when this audit found something new. Returns (issue
+    number, new findings)."""
+    ours = None
+    candidates = await _known(port, repo, known)
+    for issue in candidates or await port.issues_by(repo, bot_login):
+        if (remembered := tracking_state(issue, key)) is not None:
+            ours = (issue, remembered)
+            break
+    if ours is None and candidates:  # the remembered number is not (or no longer) ours: look for it
+        return await update_tracking_issue(port, repo, findings, category=category, commit_sha=commit_sha,
+                                           bot_login=bot_login, key=key, cost_usd=cost_usd, reason=reason)
+    body, new = tracking_body(findings, category=category, commit_sha=commit_sha, cost_usd=cost_usd,
+                              reason=reason, remembered=ours[1] if ours else None, key=key)
+    if ours is None:
+        return await port.create_issue(repo, TITLE, body), new
+    issue = ours[0]
+    reopen = "open" if new and issue.get("state") == "closed" else None
+    await port.update_issue(repo, int(issue["number"]), body=body, state=reopen)
+    return int(issue["number"]), new
+
+
+async def _known(port: AuditPort, repo: str, known: int | None) -> list[dict[str, Any]]:
+    if not known:
+        return []
+    try:
+        return [await port.issue_data(repo, known)]
+    except GitHubError as exc:
+        if exc.status in (404, 410):  # deleted or transferred: look for it among the App's issues
+            return [{}]
+        raise
+
+
+def _reason(exc: CodeScanningUnavailable) -> str:
+    text = str(exc)
+    return "GitHub Code Security or Advanced Security is not enabled" if "not enabled" in text else \
+        "the App has not been granted the security_events permission"

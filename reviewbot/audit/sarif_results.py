@@ -1,0 +1,77 @@
+"""One audit finding as a SARIF result: level, message (plain, inert text), location, evidence as related
+locations and a source-to-sink code flow, and the fingerprints that keep an alert's identity."""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Sequence
+from typing import Any
+
+from reviewbot.audit.findings import AuditFinding, Evidence
+from reviewbot.audit.sarif_rules import LEVEL, rule_id, sarif_text
+from reviewbot.review.publish.markdown import plain
+
+FINGERPRINT_KEY = "reviewbotCodeKey/v1"
+
+
+def result(f: AuditFinding, max_locations: int, max_flow: int, cut: list[str]) -> dict[str, Any]:
+    """One finding as a result; evidence beyond the limits (the primary location and the sink count too) or with an
+    unusable path is left out, and said in `cut`."""
+    usable = [e for e in f.evidence if safe_path(e.path) and e.line >= 1]
+    # The primary location counts among a result's locations, and the sink closes the code flow.
+    cap = max(0, min(max_locations, max_flow) - 1)
+    if len(usable) > cap or len(usable) < len(f.evidence):
+        cut.append(f"{len(f.evidence) - min(len(usable), cap)} evidence location(s) of {f.path}:{f.start_line} "
+                   "were left out")
+    evidence = usable[:cap]
+    result: dict[str, Any] = {
+        "ruleId": rule_id(f.cwe),
+        "level": LEVEL[f.severity],
+        "message": {"text": _message(f, evidence)},
+        "locations": [_location(f.path, f.start_line, f.end_line)],
+        "partialFingerprints": {"primaryLocationLineHash": f"{f.fingerprint}:1", FINGERPRINT_KEY: f.fingerprint},
+        "properties": {"severity": f.severity, "verified": f.verified,
+                       **({} if f.verified else {"tags": ["unverified"]})},
+    }
+    steps = [_location(e.path, e.line, e.line, e.note) for e in evidence]
+    if steps:
+        result["relatedLocations"] = [{"id": i, **step} for i, step in enumerate(steps, start=1)]
+    if any(e.path != f.path for e in evidence):  # source and sink in different files: a code flow shows the path
+        sink = _location(f.path, f.start_line, f.end_line, "sink")
+        result["codeFlows"] = [{"threadFlows": [{"locations": [{"location": s} for s in [*steps, sink]]}]}]
+    return result
+
+
+def _message(f: AuditFinding, evidence: Sequence[Evidence]) -> str:
+    title = sarif_text(f.title, 300).rstrip(".")
+    parts = [f"{title}.", sarif_text(f.body)]
+    if not f.verified:
+        parts.append("Unverified: the second request that checks findings could not run for this one.")
+    if evidence:
+        # Embedded links `[text](id)` point at relatedLocations; the link text is ours, the notes are escaped.
+        links = ", ".join(f"[{_label(e)}]({i})" for i, e in enumerate(evidence, start=1))
+        parts.append(f"Evidence: {links}.")
+    if f.fix:
+        parts.append("Suggested fix:\n" + sarif_text(f.fix))
+    return "\n\n".join(p for p in parts if p)
+
+
+def _label(e: Evidence) -> str:
+    name = e.path.rsplit("/", 1)[-1].translate({ord("["): "(", ord("]"): ")"})
+    return f"{plain(name)[:80]}:{e.line}"
+
+
+def _location(path: str, start: int, end: int, note: str = "") -> dict[str, Any]:
+    location: dict[str, Any] = {"physicalLocation": {
+        "artifactLocation": {"uri": urllib.parse.quote(path, safe="/"), "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": start, "endLine": max(start, end)}}}
+    if note:
+        location["message"] = {"text": sarif_text(note, 300)}
+    return location
+
+
+def safe_path(path: str) -> bool:
+    """Repository-relative, inside the repository: an untrusted name never points GitHub elsewhere."""
+    parts = path.split("/")
+    return bool(path) and not path.startswith("/") and "\\" not in path and ":" not in parts[0] and \
+        all(p not in ("", ".", "..") for p in parts) and all(c >= " " and c != "\x7f" for c in path)

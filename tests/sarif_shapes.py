@@ -1,0 +1,57 @@
+"""Every SARIF shape reviewbot writes, built from sample audit findings: shared by the schema test, Microsoft's
+validator test and the code-scanning tests against the fake GitHub."""
+
+from __future__ import annotations
+
+from reviewbot.audit.findings import AuditFinding, Evidence
+from reviewbot.audit.sarif import Limits, Sarif, audit_category, build_sarif
+
+COMMIT = "4f1c0a7d9e2b3c5a6d8e0f1a2b3c4d5e6f708192"
+CATEGORY = audit_category("main", ["app"])
+
+
+def sql_injection() -> AuditFinding:
+    """Source in one file, sink in another: related locations and a code flow."""
+    return AuditFinding(
+        path="app/views.py", start_line=41, end_line=43, title="Search term reaches raw SQL", cwe="CWE-89",
+        severity="critical", fingerprint="0123456789abcdef",
+        body="`q` from the query string is formatted into `cursor.execute`; see https://evil.example/x @admin.",
+        evidence=(Evidence("app/forms.py", 12, "`q` read from request.GET"),
+                  Evidence("app/search.py", 30, "passed to build_query unescaped")),
+        fix="cursor.execute(\"SELECT * FROM items WHERE name = %s\", [q])")
+
+
+def weak_hash() -> AuditFinding:
+    """Unverified, in one file, no fix."""
+    return AuditFinding(path="app/auth/passwords.py", start_line=8, end_line=8, title="MD5 for passwords",
+                        cwe="CWE-916", severity="major", body="Passwords are hashed with md5.",
+                        fingerprint="fedcba9876543210", verified=False)
+
+
+def unclassified() -> AuditFinding:
+    return AuditFinding(path="deploy/settings file.py", start_line=3, end_line=3, title="Debug on in production",
+                        cwe=None, severity="minor", body="DEBUG = True", fingerprint="00000000000000aa",
+                        evidence=(Evidence("deploy/settings file.py", 1, "imported by the WSGI entry point"),))
+
+
+def many(count: int, *, evidence: int = 0) -> list[AuditFinding]:
+    return [AuditFinding(path=f"pkg/m{i % 97}.py", start_line=i + 1, end_line=i + 1, title=f"Finding {i}",
+                         cwe="CWE-78", severity=("critical", "major", "minor", "nit")[i % 4], body="x" * 50,
+                         fingerprint=f"{i:016x}",
+                         evidence=tuple(Evidence(f"lib/e{j}.py", j + 1, "step") for j in range(evidence)))
+            for i in range(count)]
+
+
+def shapes() -> dict[str, Sarif]:
+    """name → SARIF: the shapes the project writes (empty run, evidence across files, unverified, cut)."""
+    base = [sql_injection(), weak_hash(), unclassified()]
+    return {
+        "empty": build_sarif([], category=CATEGORY, commit_sha=COMMIT, tool_version="1.0.0"),
+        "findings": build_sarif(base, category=CATEGORY, commit_sha=COMMIT, repo_url="https://github.com/acme/shop",
+                                branch="main", tool_version="1.0.0"),
+        "cut_results": build_sarif(many(40), category=CATEGORY, tool_version="1.0.0", limits=Limits(results=25)),
+        "cut_locations": build_sarif(many(3, evidence=30), category=CATEGORY, tool_version="1.0.0",
+                                     limits=Limits(locations_per_result=10, thread_flow_locations=8)),
+        "cut_size": build_sarif(many(400), category=CATEGORY, tool_version="1.0.0",
+                                limits=Limits(gzipped_bytes=4_000)),
+    }

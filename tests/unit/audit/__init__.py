@@ -1,0 +1,1 @@
+"""Pure tests of the audit package: SARIF, findings, the tracking issue."""
