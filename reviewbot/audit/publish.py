@@ -64,11 +64,13 @@ async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFind
     try:
         sarif_id = await port.upload_sarif(repo, commit_sha, ref, encode_sarif(sarif.document))
     except CodeScanningUnavailable as exc:
-        log.info("code scanning is not available; updating the tracking issue", extra={"repo": repo})
+        log.info("code scanning is not available; updating the tracking issue",
+                 extra={"repo": repo, "error": str(exc)})
+        reason = _reason(exc)  # in words a reader acts on (GitHub's full answer is in the log)
         number, new = await update_tracking_issue(port, repo, findings, category=category, commit_sha=commit_sha,
                                                   bot_login=bot_login, key=key, cost_usd=cost_usd,
-                                                  reason=_reason(exc), known=tracking_issue)
-        return Published("issue", len(findings), issue_number=number, new=new, reason=str(exc))
+                                                  reason=reason, known=tracking_issue)
+        return Published("issue", len(findings), issue_number=number, new=new, reason=reason)
     return Published("code-scanning", sarif.results, sarif_id=sarif_id, cut=sarif.cut)
 
 

@@ -41,6 +41,11 @@ def files_key(repo: str, branch: str) -> str:
     return f"{PREFIX}-files:{repo.lower()}@{branch}"
 
 
+def issue_key(repo: str) -> str:
+    """The repository's tracking issue (where audits go when code scanning is not available)."""
+    return f"{PREFIX}-issue:{repo.lower()}"
+
+
 def schedule_key(repo: str, period: str) -> str:
     return f"{PREFIX}-schedule:{repo.lower()}:{period}"
 
@@ -130,3 +135,10 @@ class AuditStore:
     async def first_in_period(self, repo: str, period: str) -> bool:
         """True once per repository and schedule period, however many workers ask."""
         return bool(await self.redis.set(schedule_key(repo, period), "1", nx=True, ex=TTL_S))
+
+    async def tracking_issue(self, repo: str) -> int | None:
+        raw = await self.redis.get(issue_key(repo))
+        return int(raw) if raw else None
+
+    async def remember_tracking_issue(self, repo: str, number: int) -> None:
+        await self.redis.set(issue_key(repo), str(number))

@@ -79,4 +79,5 @@ def status_line(a: dict[str, Any]) -> str:
     findings = len(a.get("findings") or [])
     failed = len(a.get("not_audited") or {})
     return (f"{head}  {total} chunks ({failed} not audited)  {findings} findings  "
-            f"${float(a.get('spent_usd') or 0):.2f} of est ${a['estimate_usd']:.2f}")
+            f"${float(a.get('spent_usd') or 0):.2f} of est ${a['estimate_usd']:.2f}"
+            + (f"  {a['published']}" if a.get("published") else ""))

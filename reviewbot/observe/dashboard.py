@@ -46,6 +46,7 @@ class AuditRow:
     estimate_usd: float
     findings: int
     minutes_left: int | None  # running audits: at the pace so far
+    published: str = ""  # where the findings went (code scanning, the tracking issue)
 
 
 def audit_row(record: dict[str, Any], now: float) -> AuditRow:
@@ -57,7 +58,8 @@ def audit_row(record: dict[str, Any], now: float) -> AuditRow:
     return AuditRow(datetime.fromtimestamp(float(record["created"]), UTC).strftime("%m-%d %H:%M"), record["repo"],
                     record["branch"], ", ".join(record["paths"]) or "all", record["status"], chunks, settled,
                     int(record.get("chunks_failed", 0)), float(record.get("spent_usd") or 0.0),
-                    float(record["estimate_usd"]), len(record.get("findings") or []), left)
+                    float(record["estimate_usd"]), len(record.get("findings") or []), left,
+                    str(record.get("published") or ""))
 
 
 @dataclass(frozen=True)

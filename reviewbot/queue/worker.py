@@ -10,12 +10,20 @@ from arq.connections import RedisSettings
 from arq.worker import func
 
 from reviewbot.app.identity import remember_slug
+from reviewbot.app.port.code_scanning import MAX_POLLS
 from reviewbot.catalogue import model_warnings
 from reviewbot.jobs.audit.chunk_job import audit_chunk
 from reviewbot.jobs.audit.finish_job import finish_audit
-from reviewbot.jobs.audit.job_ids import CHUNK_FUNCTION, FINISH_FUNCTION, PLAN_FUNCTION, SCHEDULE_FUNCTION
+from reviewbot.jobs.audit.job_ids import (
+    CHUNK_FUNCTION,
+    FINISH_FUNCTION,
+    PLAN_FUNCTION,
+    POLL_FUNCTION,
+    SCHEDULE_FUNCTION,
+)
 from reviewbot.jobs.audit.planner import plan_audit
 from reviewbot.jobs.audit.schedule import SCAN_MINUTES, audit_schedules
+from reviewbot.jobs.audit.upload_status import audit_upload_status
 from reviewbot.jobs.commands.comment_job import handle_command
 from reviewbot.jobs.deps import Deps, build_deps
 from reviewbot.jobs.pr_review.review_job import review_pull_request
@@ -63,7 +71,9 @@ def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, hand
                    # Audits: a chunk waiting in the provider's queue defers itself, so tries are mostly polls.
                    func(observed(plan_audit, "audit"), name=PLAN_FUNCTION, max_tries=20),
                    func(observed(audit_chunk, "audit"), name=CHUNK_FUNCTION, max_tries=10_000),
-                   func(observed(finish_audit, "audit"), name=FINISH_FUNCTION, max_tries=10_000)],
+                   func(observed(finish_audit, "audit"), name=FINISH_FUNCTION, max_tries=10_000),
+                   # check_processed gives up after MAX_POLLS looks; each deferral is one of arq's tries.
+                   func(observed(audit_upload_status, "audit"), name=POLL_FUNCTION, max_tries=MAX_POLLS + 10)],
         # Every few minutes one worker (arq's cron job id is unique per run) starts the scheduled audits that are due.
         cron_jobs=[cron(observed(audit_schedules, "audit"), name=SCHEDULE_FUNCTION, minute=SCAN_MINUTES,
                         run_at_startup=False, unique=True)],

@@ -1,5 +1,6 @@
 """Audits as a service, against the fake GitHub and the fake model: an `@app audit` comment on an issue, the
-schedule, incremental re-audits, a chunk that keeps failing, and two worker processes with one SIGKILLed."""
+schedule, incremental re-audits, a chunk that keeps failing, two worker processes with one SIGKILLed, and where the
+findings go: GitHub code scanning (alerts that open and close across audits), or the tracking issue."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import httpx
 from arq.connections import create_pool
 from redis.asyncio import Redis
 
+from reviewbot.audit.sarif import audit_category
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.jobs.deps import build_deps
 from reviewbot.queue.worker import redis_settings
@@ -164,6 +166,12 @@ async def test_the_schedule_starts_one_audit_per_period_however_many_workers_sca
     # `max_usd` caps the estimate: what did not fit is left out and said so.
     assert record["left_out"] and sum(len(c["paths"]) for c in record["chunks"]) + len(record["left_out"]) == 2
     assert record["estimate_usd"] <= 0.02
+    # It ends in code scanning like a requested audit: one accepted upload in the category of `app` on main.
+    [upload] = fake_github.sarif_uploads.values()
+    assert not upload["errors"] and upload["ref"] == "refs/heads/main" and upload["commit_sha"] == record["sha"]
+    assert record["publication"]["status"] == "complete" and record["published"].startswith("published to code")
+    assert [a["category"] for a in fake_github.alerts(REPO)] == [audit_category("main", ["app"])] * len(
+        record["findings"])
 
 
 def test_two_worker_processes_finish_an_audit_asked_from_the_cli_though_one_is_killed_midway(
@@ -197,3 +205,67 @@ def test_two_worker_processes_finish_an_audit_asked_from_the_cli_though_one_is_k
     assert len(fake_model.served) == 10, [s["usage"]["prompt_tokens"] for s in fake_model.served]
     assert "audit_chunk" in second.text()  # the survivor took chunks over
     assert f"{REPO}@main (all)  done  9 chunks (0 not audited)  1 findings" in status.stdout
+
+
+async def test_an_audit_ends_in_code_scanning_and_the_next_one_closes_the_alert_it_no_longer_reports(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.set_branch(REPO, "main", TREE)
+    fake_github.add_issue(REPO, ISSUE)
+    fake_model.default = answering(every_chunk_reports_the_injection)  # both candidates confirmed
+    settings = audit_settings(env)
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)  # the upload is pending once: its status job defers itself
+
+    [first] = await audits(redis_url)
+    [upload] = fake_github.sarif_uploads.values()
+    assert not upload["errors"] and upload["ref"] == "refs/heads/main" and upload["commit_sha"] == first["sha"]
+    assert first["publication"] | {"cut": [], "errors": []} == first["publication"]
+    assert first["publication"]["status"] == "complete" and first["publication"]["results"] == 2
+    opened = {a["path"]: a for a in fake_github.alerts(REPO, "open")}
+    assert sorted(opened) == ["app/db.py", "web/server.ts"]
+    assert {a["category"] for a in opened.values()} == {audit_category("main", [])}
+    [answer] = answers(fake_github)
+    assert "published to code scanning: 2 alert(s)" in answer["body"]
+    status = [c for c in fake_github.requests if c.method == "GET" and "/code-scanning/sarifs/" in c.path]
+    assert len(status) == 2  # pending, then complete
+
+    # The HTML finding is refuted now: the next analysis of the same category closes its alert, keeps the other.
+    fake_github.sarif_pending_polls = 0
+    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
+    ask(web, fake_github, "@reviewbot-test audit full")
+    await run_worker_until_idle(settings, redis_url)
+    second = (await audits(redis_url))[0]
+    assert second["category"] == first["category"] and second["publication"]["results"] == 1
+    assert len(fake_github.sarif_uploads) == 2  # one upload per audit
+    assert [a["path"] for a in fake_github.alerts(REPO, "fixed")] == ["web/server.ts"]
+    [kept] = fake_github.alerts(REPO, "open")
+    assert kept["number"] == opened["app/db.py"]["number"]  # the same alert, not a new one
+    assert "published to code scanning: 1 alert(s)" in answers(fake_github)[-1]["body"]
+
+
+async def test_without_code_scanning_each_audit_edits_the_one_tracking_issue(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.set_branch(REPO, "main", TREE)
+    fake_github.add_issue(REPO, ISSUE)
+    fake_github.code_scanning_off.add(REPO)  # private, without Code Security: the upload answers 403
+    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
+    settings = audit_settings(env)
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)
+    [first] = await audits(redis_url)
+    number = first["publication"]["issue_number"]
+    assert first["publication"]["where"] == "issue" and not fake_github.sarif_uploads
+    assert [n for (r, n) in fake_github.issues if r == REPO and n != ISSUE] == [number]
+    assert SQLI["title"] in fake_github.issues[(REPO, number)]["body"]
+    assert f"code scanning is not available here (GitHub Code Security or Advanced Security is not enabled): " \
+           f"tracking issue \\#{number}" in answers(fake_github)[0]["body"]  # escaped: shown as #N
+
+    ask(web, fake_github, "@reviewbot-test audit full")
+    await run_worker_until_idle(settings, redis_url)
+    second = (await audits(redis_url))[0]
+    assert second["publication"]["issue_number"] == number  # remembered from the first audit
+    assert [n for (r, n) in fake_github.issues if r == REPO and n != ISSUE] == [number]  # never a second issue
+    edits = [c for c in fake_github.requests if c.method == "PATCH" and c.path.endswith(f"/issues/{number}")]
+    assert len(edits) == 1

@@ -1,28 +1,63 @@
-"""Where a finished audit's findings go: the audit record (read by `reviewbot audit status` and the dashboard), and
-GitHub code scanning once the SARIF writer lands (the remaining step, marked below)."""
+"""Where a finished audit's findings go: the audit record (read by `reviewbot audit status` and the dashboard) and
+one SARIF upload to GitHub code scanning, or, where code scanning is not available, the repository's tracking
+issue; what the record says about it."""
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Callable
 from typing import Any
 
-RECORD_ONLY = "the audit record (`reviewbot audit status` and the dashboard)"
+from reviewbot.audit.findings import AuditFinding, from_finding
+from reviewbot.audit.publish import AuditPort, branch_ref, publish_audit
+from reviewbot.audit.sarif import audit_category
+from reviewbot.audit.service_state import AuditStore
+from reviewbot.review.findings.schema import Finding
 
 
-def category(branch: str, paths: list[str]) -> str:
-    """A stable code-scanning category per branch and path set: alerts keep their identity across audits, and an
-    upload closes what the previous analysis of the same category reported and this one no longer does."""
-    scope = hashlib.sha256("\x1f".join(sorted(paths)).encode()).hexdigest()[:12] if paths else "all"
-    return f"reviewbot-audit/{branch}/{scope}"
+def audit_findings(findings: list[dict[str, Any]], read: Callable[[str], str | None]) -> list[AuditFinding]:
+    """The record's findings (the review model's dicts) as published findings, fingerprinted from the code at the
+    audited commit, so an alert keeps its identity across audits."""
+    texts: dict[str, list[str] | None] = {}
+    found = []
+    for data in findings:
+        finding = Finding.model_validate(data)
+        if finding.path not in texts:
+            text = read(finding.path)
+            texts[finding.path] = text.splitlines() if text is not None else None
+        found.append(from_finding(finding, lines=texts[finding.path]))
+    return found
 
 
-def publish(record: dict[str, Any], findings: list[dict[str, Any]]) -> str:
-    """Every finding of the audit, carried-forward ones included, is the complete picture for its category;
-    returns where it went, for the reply."""
+async def publish(port: AuditPort, store: AuditStore, record: dict[str, Any], findings: list[dict[str, Any]], *,
+                  read: Callable[[str], str | None], bot_login: str, key: bytes) -> dict[str, Any]:
+    """Every finding of the audit, carried-forward ones included, is the complete picture for its category (GitHub
+    closes the alerts it no longer contains); returns the record's `publication`."""
     record["findings"] = findings
-    record["category"] = category(record["branch"], record["paths"])
-    # REMAINING STEP (issue 23, point 7; the `sarif` helper's branch): once `reviewbot.audit.sarif` is on main,
-    # build the document with `build_sarif(...)` from these findings and `record["category"]`, upload it with
-    # `port.upload_sarif(repo, commit_sha, ref, sarif_gz_b64, tool_name)`, poll `port.sarif_status(repo, sarif_id)`
-    # and fall back to the tracking issue where code scanning is unavailable. Until then the record is the result.
-    return RECORD_ONLY
+    record["category"] = audit_category(record["branch"], record["paths"])
+    done = await publish_audit(port, record["repo"], audit_findings(findings, read), category=record["category"],
+                               commit_sha=record["sha"], ref=branch_ref(record["branch"]), bot_login=bot_login,
+                               key=key, cost_usd=float(record.get("spent_usd") or 0),
+                               tracking_issue=await store.tracking_issue(record["repo"]))
+    if done.issue_number is not None:
+        await store.remember_tracking_issue(record["repo"], done.issue_number)
+    return {"where": done.where, "results": done.results, "sarif_id": done.sarif_id,
+            "issue_number": done.issue_number, "new": done.new, "cut": list(done.cut), "reason": done.reason,
+            "status": "processing" if done.where == "code-scanning" else "edited", "errors": []}
+
+
+def published_text(publication: dict[str, Any] | None) -> str:
+    """Where the results are, for the answer comment, `reviewbot audit status` and the dashboard."""
+    if not publication:
+        return "the audit record (`reviewbot audit status` and the dashboard)"
+    if publication["where"] == "issue":
+        return (f"code scanning is not available here ({publication['reason']}): tracking issue "
+                f"#{publication['issue_number']} ({publication['new']} new)")
+    if publication["where"] == "none":
+        return f"the audit record only: publishing failed ({'; '.join(publication['errors'])})"
+    alerts = f"{publication['results']} alert(s)"
+    cut = f"; left out by GitHub's limits: {'; '.join(publication['cut'])}" if publication["cut"] else ""
+    if publication["status"] == "complete":
+        return f"published to code scanning: {alerts}{cut}"
+    if publication["status"] == "failed":
+        return f"code scanning could not process the upload of {alerts}: {'; '.join(publication['errors'])}"
+    return f"uploaded to code scanning: {alerts}, being processed{cut}"

@@ -13,22 +13,25 @@ from typing import TYPE_CHECKING, Any
 from arq import Retry
 from redis.exceptions import RedisError
 
+from reviewbot.app.identity import known_slug
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import edit_answer
+from reviewbot.jobs.audit.audit_record import publish, published_text
 from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
-from reviewbot.jobs.audit.job_ids import finish_job_id, hold_id
-from reviewbot.jobs.audit.audit_record import publish
+from reviewbot.jobs.audit.job_ids import POLL_FUNCTION, finish_job_id, hold_id, poll_job_id
 from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
+from reviewbot.queue.enqueue import store_job
 from reviewbot.repos.cache import DirSnapshot
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
 
 if TYPE_CHECKING:
+    from reviewbot.app.port import GitHubPort
     from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
@@ -74,11 +77,17 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
                           key=lambda f: (SEVERITY_RANK[f["severity"]], f["path"], f["line"]))
         candidates = sum(len(found) for found in owners.values())
         record.update(_totals(record, done, failed, verified, candidates))
-        record["published"] = publish(record, findings + list(record.get("carried") or []))
+        if record.get("publication") is None:  # a retry of this job after the upload does not upload again
+            record["publication"] = await _publish(deps, redis, port, store, record, snapshot,
+                                                   findings + list(record.get("carried") or []))
+            await store.save(record)
+        record["published"] = published_text(record["publication"])
         await _remember(store, record, done)
         record["status"], record["finished"] = "done", time.time()
         await store.save(record)
         await edit_answer(port, record, final=True)
+        if record["publication"]["status"] == "processing":  # polled by a job of its own, not holding this slot
+            await store_job(redis, POLL_FUNCTION, (audit_id,), {}, poll_job_id(audit_id))
     finally:
         port.close()
     if lease_lost():  # another worker finishes the audit now (a LeaseLost before this point ended this try)
@@ -89,6 +98,23 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
     await RedisMemo(redis, job_id).clear()
     log.info("audit finished", extra={"repo": repo, "audit": audit_id, "findings": len(record["findings"])})
     return {"outcome": "done", "findings": len(record["findings"]), "not_audited": len(failed)}
+
+
+async def _publish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, record: dict[str, Any],
+                   snapshot: DirSnapshot, findings: list[dict[str, Any]]) -> dict[str, Any]:
+    """Upload (or write the tracking issue); a refusal GitHub will not change its mind about is reported in the
+    record and the answer, and the audit still completes."""
+    slug = await known_slug(deps.settings, redis)
+    try:
+        return await publish(port, store, record, findings, read=snapshot.read,
+                             bot_login=f"{slug}[bot]" if slug else "", key=deps.settings.marker_key())
+    except RetryableError as exc:
+        await retries.retry_later(redis, finish_job_id(record["id"]), exc)
+        failure = str(exc)
+    except PermanentError as exc:
+        failure = str(exc)
+    log.warning("audit not published", extra={"repo": record["repo"], "error": failure})
+    return {"where": "none", "results": 0, "status": "failed", "errors": [failure[:500]], "cut": []}
 
 
 def _unverified(owners: dict[int, list[Finding]]) -> Verified:

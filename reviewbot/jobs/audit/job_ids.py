@@ -8,6 +8,7 @@ PLAN_FUNCTION = "plan_audit"
 CHUNK_FUNCTION = "audit_chunk"
 FINISH_FUNCTION = "finish_audit"
 SCHEDULE_FUNCTION = "audit_schedules"
+POLL_FUNCTION = "audit_upload_status"
 
 
 def audit_id(repo: str, branch: str, paths: list[str], full: bool, run: str) -> str:
@@ -26,6 +27,10 @@ def chunk_job_id(audit: str, index: int) -> str:
 
 def finish_job_id(audit: str) -> str:
     return f"reviewbot:audit-finish:{audit}"
+
+
+def poll_job_id(audit: str) -> str:
+    return f"reviewbot:audit-upload:{audit}"
 
 
 def hold_id(audit: str) -> str:

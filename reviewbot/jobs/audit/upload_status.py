@@ -1,0 +1,61 @@
+"""audit_upload_status: after an audit's SARIF upload, wait for GitHub to process it by deferring this small job
+(no worker slot held while GitHub works), then say in the record and the answer whether it was accepted."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from arq import Retry
+from redis.exceptions import RedisError
+
+from reviewbot.app.port.code_scanning import check_processed
+from reviewbot.audit.service_state import AuditStore
+from reviewbot.errors import PermanentError, RetryableError, SarifRejected, Waiting
+from reviewbot.jobs.audit.audit_progress import edit_answer
+from reviewbot.jobs.audit.audit_record import published_text
+from reviewbot.jobs.audit.job_ids import poll_job_id
+from reviewbot.queue import retries
+
+if TYPE_CHECKING:
+    from reviewbot.jobs.deps import Deps
+
+log = logging.getLogger(__name__)
+
+
+async def audit_upload_status(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
+    deps: Deps = ctx["deps"]
+    redis = ctx["redis"]
+    store = AuditStore(redis)
+    try:
+        record = await store.load(audit_id)
+    except RedisError as exc:
+        raise Retry(defer=5.0) from exc
+    publication = (record or {}).get("publication") or {}
+    if record is None or publication.get("status") != "processing" or not publication.get("sarif_id"):
+        return {"outcome": "nothing to poll"}
+    port = deps.installation_port(int(record["installation_id"]))
+    try:
+        try:
+            status = await check_processed(port, record["repo"], str(publication["sarif_id"]),
+                                           int(ctx.get("job_try") or 1) - 1)
+            publication["status"] = "complete"
+        except Waiting as exc:
+            raise Retry(defer=exc.retry_after or 10.0) from exc
+        except SarifRejected as exc:
+            publication["status"], publication["errors"] = "failed", list(exc.errors) or [str(exc)]
+        except RetryableError as exc:
+            await retries.retry_later(redis, poll_job_id(audit_id), exc)
+            publication["status"], publication["errors"] = "failed", [f"status unknown: {exc}"]
+        except PermanentError as exc:
+            publication["status"], publication["errors"] = "failed", [str(exc)]
+        else:
+            publication["analyses_url"] = status.analyses_url
+        record["published"] = published_text(publication)
+        await store.save(record)
+        await edit_answer(port, record, final=True)
+    finally:
+        port.close()
+    if publication["status"] == "failed":
+        log.warning("audit upload not processed", extra={"repo": record["repo"], "errors": publication["errors"]})
+    return {"outcome": publication["status"], "results": publication.get("results", 0)}
