@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.chunks import Chunk
-from reviewbot.review.context.excerpts import plan_ranges, render_block
+from reviewbot.review.context.excerpts import WHOLE_FILE_CHARS, plan_ranges, render_block
 from reviewbot.review.context.symbols import Definition
 from reviewbot.review.findings.schema import REVIEW_SCHEMA
 from reviewbot.review.findings.security import checklist
@@ -18,6 +18,8 @@ MAX_FILE_CHARS = 400_000  # about 100k tokens: a longer file is shown in part (t
 CONTEXT_TOKENS = 6_000  # per chunk: callers and callees outside it, strongest link first
 MAX_DEFINITION_LINES = 40
 MAX_USES_PER_NAME = 3
+MAX_LINKS = 80  # linked files considered per chunk, strongest first
+MIN_BLOCK_CHARS = 400
 AUDIT_SYSTEM = """You are reviewbot, a senior security engineer auditing existing code (not a pull request). \
 Find real, exploitable weaknesses: injection, broken authentication or authorisation, secrets, unsafe \
 deserialisation, path traversal, SSRF, crypto misuse, unsafe defaults, risky dependencies, and bugs that lose \
@@ -102,10 +104,12 @@ def _context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGraph,
              definitions: Mapping[str, Sequence[Definition]], budget: int) -> list[str]:
     blocks: list[str] = []
     left = budget * 4  # characters
-    for _, path, how, names in links(chunk, graph):
+    for _, path, how, names in links(chunk, graph)[:MAX_LINKS]:
         text = read(path)
-        if text is None:
-            continue
+        if left < MIN_BLOCK_CHARS:
+            break
+        if text is None or (len(text) <= WHOLE_FILE_CHARS and len(text) > left):
+            continue  # shown whole, it would not fit: not worth rendering to find out
         if how == "callee":
             ranges = [(d.start, min(d.end, d.start + MAX_DEFINITION_LINES)) for d in definitions.get(path, ())
                       if d.name in names]
@@ -121,12 +125,20 @@ def _context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGraph,
 
 
 def _uses(text: str, names: tuple[str, ...]) -> list[tuple[int, int]]:
-    """Windows around the first uses of each name (a plain scan; the index already said the name is there)."""
+    """Windows around the first uses of each name: str.find, and lines counted on from the previous use."""
+    found: list[int] = []
+    for name in names:
+        start = 0
+        for _ in range(MAX_USES_PER_NAME):
+            at = text.find(name, start)
+            if at < 0:
+                break
+            found.append(at)
+            start = at + len(name)
     out: list[tuple[int, int]] = []
-    counts = dict.fromkeys(names, 0)
-    for number, line in enumerate(text.split("\n"), 1):
-        for name in names:
-            if counts[name] < MAX_USES_PER_NAME and name in line:
-                counts[name] += 1
-                out.append((max(1, number - 3), number + 3))
+    line, at = 1, 0
+    for position in sorted(found):
+        line += text.count("\n", at, position)
+        at = position
+        out.append((max(1, line - 3), line + 3))
     return out

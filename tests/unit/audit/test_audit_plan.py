@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from reviewbot.audit.callgraph import CallGraph, build_graph
 from reviewbot.audit.chunks import Chunk, plan_chunks
 from reviewbot.audit.clusters import graph_chunks
 from reviewbot.audit.planner import plan_audit
+from reviewbot.audit.stored import stored_definitions
 from reviewbot.catalogue import Price
+from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.context.snapshot import MemorySnapshot
 
 VIEW = ("from shop.store.queries import find_orders\n\n\ndef order_list(request):\n"
@@ -94,3 +98,17 @@ def test_the_estimate_counts_the_prefix_as_cached_after_the_first_chunk() -> Non
     estimate = plan.estimate(Price(input=0.95, cached_input=0.16, output=4.0))
     assert estimate.cached_tokens == plan.prefix_tokens * (len(plan.chunks) - 1)
     assert 0 < estimate.cost_usd < 1 and estimate.prompt_tokens > estimate.cached_tokens
+
+
+def test_definitions_come_from_the_context_index_once_a_review_or_audit_parsed_the_same_content(
+        tmp_path: Path) -> None:
+    files = repo()
+    snapshot = MemorySnapshot(files)
+    store = SqliteIndex(tmp_path)
+    store.add_names([(blob, set()) for blob in snapshot.blob_ids().values()])  # what a review's indexing does
+    first = plan_audit(snapshot, definitions=stored_definitions(store, snapshot.blob_ids()))
+    # The same blob ids, another text: what the second plan knows of queries.py can only come from the index.
+    renamed = MemorySnapshot({**files, "shop/store/queries.py": QUERIES.replace("find_orders", "other_name")})
+    again = plan_audit(renamed, definitions=stored_definitions(store, snapshot.blob_ids()))
+    assert again.definitions == first.definitions
+    assert again.definitions["shop/store/queries.py"][0].name == "find_orders"
