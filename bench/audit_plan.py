@@ -139,7 +139,8 @@ def main() -> None:
     full, plan = after(snapshot, known)
     runs.append(full)
     old = MemorySnapshot(old_files)
-    previous = {p: b for p, b in old.blob_ids().items() if p in auditable(old.paths(), old.read, DIRECTORY)}
+    audited_before = set(auditable(old.paths(), old.read, DIRECTORY))
+    previous = {p: b for p, b in old.blob_ids().items() if p in audited_before}
     current = {p: b for p, b in snapshot.blob_ids().items() if p in plan.sizes}
     selection = select_incremental(previous, current, plan.graph)
     incremental, _ = after(snapshot, known, only=selection.audit, name="incremental 5.2.1 → 5.2.2")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.chunks import Chunk
-from reviewbot.review.context.excerpts import WHOLE_FILE_CHARS, plan_ranges, render_block
+from reviewbot.review.context.excerpts import plan_ranges, render_block
 from reviewbot.review.context.symbols import Definition
 from reviewbot.review.findings.schema import REVIEW_SCHEMA
 from reviewbot.review.findings.security import checklist
@@ -18,7 +18,6 @@ MAX_FILE_CHARS = 400_000  # about 100k tokens: a longer file is shown in part (t
 CONTEXT_TOKENS = 6_000  # per chunk: callers and callees outside it, strongest link first
 MAX_DEFINITION_LINES = 40
 MAX_USES_PER_NAME = 3
-MAX_LINKS = 80  # linked files considered per chunk, strongest first
 MIN_BLOCK_CHARS = 400
 AUDIT_SYSTEM = """You are reviewbot, a senior security engineer auditing existing code (not a pull request). \
 Find real, exploitable weaknesses: injection, broken authentication or authorisation, secrets, unsafe \
@@ -102,26 +101,41 @@ def links(chunk: Chunk, graph: CallGraph) -> list[tuple[float, str, str, tuple[s
 
 def _context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGraph,
              definitions: Mapping[str, Sequence[Definition]], budget: int) -> list[str]:
+    """Callers first (where tainted input comes from is what an audit misses most), as short windows around
+    their uses; then the definitions this part calls, strongest link first, while the budget lasts."""
     blocks: list[str] = []
     left = budget * 4  # characters
-    for _, path, how, names in links(chunk, graph)[:MAX_LINKS]:
-        text = read(path)
+    ranked = links(chunk, graph)
+    for _, path, how, names in [x for x in ranked if x[2] == "caller"] + [x for x in ranked if x[2] == "callee"]:
         if left < MIN_BLOCK_CHARS:
             break
-        if text is None or (len(text) <= WHOLE_FILE_CHARS and len(text) > left):
-            continue  # shown whole, it would not fit: not worth rendering to find out
+        text = read(path)
+        if text is None:
+            continue
         if how == "callee":
-            ranges = [(d.start, min(d.end, d.start + MAX_DEFINITION_LINES)) for d in definitions.get(path, ())
-                      if d.name in names]
+            ranges = plan_ranges(text, [(d.start, min(d.end, d.start + MAX_DEFINITION_LINES))
+                                        for d in definitions.get(path, ()) if d.name in names])
+            if ranges is None and len(text) > left:
+                continue  # shown whole, it would not fit: not worth rendering to find out
             reason = f"defines {', '.join(f'`{n}`' for n in names[:4])}, used by this part"
         else:
-            ranges = _uses(text, names)
+            ranges = _merged(_uses(text, names))
             reason = f"uses {', '.join(f'`{n}`' for n in names[:4])}, defined in this part"
-        block = render_block(path, text, None, plan_ranges(text, ranges), reason)
+        block = render_block(path, text, None, ranges, reason)
         if len(block) <= left:
             blocks.append(block)
             left -= len(block)
     return blocks
+
+
+def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if out and start <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return tuple(out)
 
 
 def _uses(text: str, names: tuple[str, ...]) -> list[tuple[int, int]]:

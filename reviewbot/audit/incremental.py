@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.review.findings.schema import Finding
 
+MAX_RELATED = 6  # per changed file: its strongest callers and callees are audited again; the others are
+# still shown to the model, as the context of the changed file's chunk
+
 
 @dataclass(frozen=True)
 class Selection:
@@ -17,7 +20,7 @@ class Selection:
 
     changed: tuple[str, ...]  # added or modified since the previous audit
     removed: tuple[str, ...]
-    related: tuple[str, ...]  # unchanged files that call or are called by a changed or removed one
+    related: tuple[str, ...]  # unchanged files that call or are called most by a changed or removed one
     audit: tuple[str, ...]
     carried: tuple[str, ...]
 
@@ -36,14 +39,22 @@ def select_incremental(previous: Mapping[str, str], current: Mapping[str, str], 
     touched = set(changed)
     related: set[str] = set()
     for path in changed:
-        related |= graph.neighbours(path)
+        related.update(strongest(graph, path))
     for path in removed:
-        related |= (previous_graph or graph).neighbours(path)
+        related.update(strongest(previous_graph or graph, path))
     related = {p for p in related if p in current and p not in touched}
     audit = tuple(sorted(touched | related))
     carried = tuple(sorted(p for p in current if p not in touched and p not in related))
     return Selection(changed=changed, removed=removed, related=tuple(sorted(related)), audit=audit,
                      carried=carried)
+
+
+def strongest(graph: CallGraph, path: str, count: int = MAX_RELATED) -> list[str]:
+    """The files most strongly linked to `path`, either way (ties by path)."""
+    weights = {other: w for other, w in graph.weight.get(path, {}).items()}
+    for caller in graph.callers.get(path, ()):
+        weights[caller] = max(weights.get(caller, 0.0), graph.weight[caller][path])
+    return sorted(weights, key=lambda p: (-weights[p], p))[:count]
 
 
 def carry_forward(findings: Sequence[Finding], selection: Selection) -> list[Finding]:

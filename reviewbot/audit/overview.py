@@ -16,8 +16,10 @@ from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.symbols import Definition
 
 OVERVIEW_HEADER = "## Repository overview (built once for this audit)"
-MAX_LISTED = 60  # files per heading
-MAX_NAMES = 10  # definitions named per entry-point file
+MAX_LISTED = 80  # files per heading
+MAX_OUTLINE = 15  # definitions outlined per file
+MAX_SIGNATURE = 120
+OUTLINED = frozenset({"function", "method", "class"})
 MAX_CENTRAL = 25
 # Path words that mark where input enters, who may do what, and where data is stored: matched against the
 # path's folders and file stem, split on `_`, `-` and `.`.
@@ -51,7 +53,7 @@ def build_overview(paths: Sequence[str], sizes: Mapping[str, int], definitions: 
               sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))]
     source = [p for p in code if not is_test(p)]
     lines += _section("Entry points (routes, views, handlers, CLI commands) and what they define",
-                      [p for p in source if words(p) & ENTRY_WORDS], definitions, names=True)
+                      [p for p in source if words(p) & ENTRY_WORDS], definitions)
     lines += _section("Authentication, sessions, permissions and cryptography",
                       [p for p in source if words(p) & AUTH_WORDS], definitions)
     lines += _section("Data access (databases, queries, storage)", [p for p in source if words(p) & DATA_WORDS],
@@ -67,14 +69,17 @@ def build_overview(paths: Sequence[str], sizes: Mapping[str, int], definitions: 
     return "\n".join(lines) + "\n"
 
 
-def _section(title: str, files: list[str], definitions: Mapping[str, Sequence[Definition]],
-             names: bool = False) -> list[str]:
+def _section(title: str, files: list[str], definitions: Mapping[str, Sequence[Definition]]) -> list[str]:
+    """Each file with an outline of what it defines (line: signature): where input enters and what guards it,
+    so a chunk can follow a value into files it does not hold."""
     out = ["", f"### {title}", ""]
     for path in files[:MAX_LISTED]:
-        defs = [d.name for d in definitions.get(path, ()) if d.parent is None and d.kind in ("function", "class")
-                and not d.name.startswith("_")]
-        shown = f": {', '.join(defs[:MAX_NAMES])}{', …' if len(defs) > MAX_NAMES else ''}" if names and defs else ""
-        out.append(f"- `{path}`{shown}")
+        out.append(f"- `{path}`")
+        defs = [d for d in definitions.get(path, ()) if d.kind in OUTLINED and not d.name.startswith("_")
+                and (d.parent is None or d.kind == "method")]
+        out += [f"  - {d.start}: {d.signature[:MAX_SIGNATURE]}" for d in defs[:MAX_OUTLINE]]
+        if len(defs) > MAX_OUTLINE:
+            out.append(f"  - … and {len(defs) - MAX_OUTLINE} more")
     if len(files) > MAX_LISTED:
         out.append(f"- … and {len(files) - MAX_LISTED} more")
     return out if files else [*out, "- (none found by name)"]

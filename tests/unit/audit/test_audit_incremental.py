@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reviewbot.audit.callgraph import build_graph
-from reviewbot.audit.incremental import carry_forward, select_incremental
+from reviewbot.audit.incremental import MAX_RELATED, carry_forward, select_incremental
 from reviewbot.review.findings.schema import Finding
 
 GRAPH = build_graph({"db.py": ["run_sql"], "queries.py": ["find_orders"], "views.py": ["order_list"],
@@ -37,3 +37,12 @@ def test_findings_of_untouched_files_carry_forward_the_others_are_replaced() -> 
     selection = select_incremental(PREVIOUS, {**PREVIOUS, "db.py": "1b"}, GRAPH)
     assert [f.path for f in carry_forward([at("other.py"), at("db.py"), at("queries.py"), at("old.py")],
                                           selection)] == ["other.py", "old.py"]
+
+
+def test_a_much_used_file_brings_only_its_strongest_links_to_be_audited_again() -> None:
+    users = {f"user_{i:02}.py": {"popular_helper"} | ({"helpers"} if i < 3 else set()) for i in range(12)}
+    graph = build_graph({"helpers.py": ["popular_helper"]}, {**users, "helpers.py": set()})
+    previous = {p: "1" for p in [*users, "helpers.py"]}
+    selection = select_incremental(previous, {**previous, "helpers.py": "2"}, graph)
+    assert len(selection.related) == MAX_RELATED
+    assert {"user_00.py", "user_01.py", "user_02.py"} <= set(selection.related)  # they import it by name

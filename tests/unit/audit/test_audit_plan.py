@@ -73,7 +73,7 @@ def test_every_chunk_starts_with_the_same_bytes_and_the_overview_names_where_inp
     assert {m[0]["content"] for m in messages} == {plan.prefix.system}
     assert all(m[1]["content"].startswith(plan.prefix.head) for m in messages)
     overview = plan.overview
-    assert "`app/views.py`: order_list" in overview.split("### Entry points")[1].split("###")[0]
+    assert "- `app/views.py`\n  - 4: def order_list(request):" in overview.split("### Entry points")[1].split("###")[0]
     assert "`app/auth/login.py`" in overview.split("### Authentication")[1].split("###")[0]
     assert "`shop/store/queries.py`" in overview.split("### Data access")[1].split("###")[0]
     assert "`pyproject.toml`" in overview.split("### Manifests")[1]
