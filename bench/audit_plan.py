@@ -142,7 +142,7 @@ def main() -> None:
     audited_before = set(auditable(old.paths(), old.read, DIRECTORY))
     previous = {p: b for p, b in old.blob_ids().items() if p in audited_before}
     current = {p: b for p, b in snapshot.blob_ids().items() if p in plan.sizes}
-    selection = select_incremental(previous, current, plan.graph)
+    selection = select_incremental(previous, current, plan.graph, sizes=plan.sizes)
     incremental, _ = after(snapshot, known, only=selection.audit, name="incremental 5.2.1 → 5.2.2")
     runs.append(incremental)
     recall = {r.name: caller_recall({p: new_files[p] for p in paths}, r.prompts, r.home) for r in runs[:-1]}

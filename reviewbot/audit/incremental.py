@@ -11,6 +11,7 @@ from reviewbot.review.findings.schema import Finding
 
 MAX_RELATED = 6  # per changed file: its strongest callers and callees are audited again; the others are
 # still shown to the model, as the context of the changed file's chunk
+RELATED_SHARE = 0.5  # related files audited again: at most half the changed files' size (when sizes are given)
 
 
 @dataclass(frozen=True)
@@ -30,31 +31,39 @@ class Selection:
 
 
 def select_incremental(previous: Mapping[str, str], current: Mapping[str, str], graph: CallGraph,
-                       previous_graph: CallGraph | None = None) -> Selection:
+                       previous_graph: CallGraph | None = None, sizes: Mapping[str, int] | None = None) -> Selection:
     """`previous`/`current`: path -> git blob id of the files each audit covered; `graph`: the call graph of the
-    current tree (a removed file's callers come from `previous_graph`, the one of the earlier tree, when given).
-    With no previous state every file is audited: that is a full audit."""
+    current tree (a removed file's callers come from `previous_graph`, the earlier tree's, when given). Each
+    changed file brings its MAX_RELATED strongest callers and callees; with `sizes` (path -> characters) they are
+    taken strongest first only up to RELATED_SHARE of the changed files' size, so a small change stays small (the
+    rest is still shown as context of the changed files' chunks). With no previous state everything is audited."""
     changed = tuple(sorted(p for p, blob in current.items() if previous.get(p) != blob))
     removed = tuple(sorted(p for p in previous if p not in current))
     touched = set(changed)
-    related: set[str] = set()
-    for path in changed:
-        related.update(strongest(graph, path))
-    for path in removed:
-        related.update(strongest(previous_graph or graph, path))
-    related = {p for p in related if p in current and p not in touched}
-    audit = tuple(sorted(touched | related))
+    links: dict[str, float] = {}
+    for path, source in [(p, graph) for p in changed] + [(p, previous_graph or graph) for p in removed]:
+        for other, weight in strongest(source, path):
+            if other in current and other not in touched:
+                links[other] = max(links.get(other, 0.0), weight)
+    size = sizes or {}
+    allowance = RELATED_SHARE * sum(size.get(p, 0) for p in changed) if sizes is not None else None
+    related: list[str] = []
+    for other in sorted(links, key=lambda p: (-links[p], size.get(p, 0), p)):
+        if allowance is None or size.get(other, 0) <= allowance:
+            related.append(other)
+            allowance = None if allowance is None else allowance - size.get(other, 0)
+    audit = tuple(sorted(touched | set(related)))
     carried = tuple(sorted(p for p in current if p not in touched and p not in related))
     return Selection(changed=changed, removed=removed, related=tuple(sorted(related)), audit=audit,
                      carried=carried)
 
 
-def strongest(graph: CallGraph, path: str, count: int = MAX_RELATED) -> list[str]:
-    """The files most strongly linked to `path`, either way (ties by path)."""
-    weights = {other: w for other, w in graph.weight.get(path, {}).items()}
+def strongest(graph: CallGraph, path: str, count: int = MAX_RELATED) -> list[tuple[str, float]]:
+    """The files most strongly linked to `path`, either way, with the link's weight (ties by path)."""
+    weights = dict(graph.weight.get(path, {}))
     for caller in graph.callers.get(path, ()):
         weights[caller] = max(weights.get(caller, 0.0), graph.weight[caller][path])
-    return sorted(weights, key=lambda p: (-weights[p], p))[:count]
+    return sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:count]
 
 
 def carry_forward(findings: Sequence[Finding], selection: Selection) -> list[Finding]:

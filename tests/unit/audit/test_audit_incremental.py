@@ -46,3 +46,13 @@ def test_a_much_used_file_brings_only_its_strongest_links_to_be_audited_again() 
     selection = select_incremental(previous, {**previous, "helpers.py": "2"}, graph)
     assert len(selection.related) == MAX_RELATED
     assert {"user_00.py", "user_01.py", "user_02.py"} <= set(selection.related)  # they import it by name
+
+
+def test_with_sizes_related_files_stay_within_half_the_changed_files_size() -> None:
+    graph = build_graph({"core.py": ["core_call"]}, {"core.py": set(), "big.py": {"core_call", "core"},
+                                                       "small.py": {"core_call"}, "tiny.py": {"core_call"}})
+    previous = {"core.py": "1", "big.py": "2", "small.py": "3", "tiny.py": "4"}
+    sizes = {"core.py": 1_000, "big.py": 5_000, "small.py": 300, "tiny.py": 100}
+    selection = select_incremental(previous, {**previous, "core.py": "1b"}, graph, sizes=sizes)
+    assert selection.related == ("small.py", "tiny.py")  # big.py is the strongest link, but twice too big
+    assert "big.py" in selection.carried
