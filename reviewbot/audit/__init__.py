@@ -1,3 +1,4 @@
-"""`reviewbot audit`: a whole repository reviewed as a series of chunked reviews (which files, in which chunks), its
-report, and the command that runs it through the provider's queue.
+"""Security audits of whole repositories: the plan (call graph, chunks, shared prefix, estimate), merging candidates
+across chunks before verification, incremental selection, and `reviewbot audit`, which runs it through the
+provider's queue and writes the report.
 """
