@@ -51,5 +51,5 @@ def caller_recall(texts: Mapping[str, str], prompts: Mapping[int, str], home: Ma
             continue
         prompt = prompts.get(chunk, "")
         hit += home[caller] == chunk or any(h in prompt for h in (f"### {caller}\n", f"### {caller} (",
-                                                                   f"+++ b/{caller}\n"))
+                                                                   f"+++ {caller}\n"))
     return hit, sum(1 for d, c in pairs if d in home and c in home)

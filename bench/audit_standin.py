@@ -32,7 +32,7 @@ SINKS: tuple[tuple[str, str, str], ...] = (
     ("hashlib.md5(", "CWE-327", "A fast hash where a slow one may be needed"),
     ("hashlib.sha1(", "CWE-327", "A fast hash where a slow one may be needed"),
 )
-_HEADER = re.compile(r"^(?:### |\+\+\+ b/)(\S+)", re.MULTILINE)
+_HEADER = re.compile(r"^(?:### |\+\+\+ (?:b/)?)(\S+)", re.MULTILINE)  # context, own file, old diff
 
 
 @dataclass(frozen=True)
