@@ -41,6 +41,7 @@ from tests.fakes.github_state import (
     Fault,
     GitHubState,
     Installation,
+    IssuedToken,
     PullRequest,
     RateWindow,
     RecordedCall,
@@ -228,6 +229,13 @@ class FakeGitHub(GitHubState):
             self.attachments[asset] = (content_type, data)
             return f"{self.base_url}/user-attachments/assets/{asset}"
 
+    def add_redirecting_attachment(self, location: str) -> str:
+        """An attachment URL that GitHub answers with a redirect to `location` (as it does to signed storage)."""
+        with self.lock:
+            asset = f"{len(self.attachments) + len(self.attachment_redirects) + 1:08d}-moved-{secrets.token_hex(4)}"
+            self.attachment_redirects[asset] = location
+            return f"{self.base_url}/user-attachments/assets/{asset}"
+
     def add_delivery(self, guid: str, status_code: int, *, event: str = "pull_request",
                      action: str | None = "opened", delivered_at: str | None = None,
                      redelivery: bool = False) -> dict[str, Any]:
@@ -288,6 +296,14 @@ class FakeGitHub(GitHubState):
         with self.lock:
             for token in self.tokens.values():
                 token.revoked = True
+
+    def workflow_token(self, installation_id: int) -> str:
+        """A token like the `GITHUB_TOKEN` of a workflow run: an installation token handed to the job (GitHub's
+        Actions App's), which the job uses as it is and never asks for with a JWT."""
+        token = "ghs_" + "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(36))
+        with self.lock:
+            self.tokens[token] = IssuedToken(installation_id=installation_id, expires_at=time.time() + 3600)
+        return token
 
     def inject(
         self,
