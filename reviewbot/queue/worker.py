@@ -14,7 +14,7 @@ from reviewbot.catalogue import model_warnings
 from reviewbot.jobs.audit.chunk_job import audit_chunk
 from reviewbot.jobs.audit.finish_job import finish_audit
 from reviewbot.jobs.audit.job_ids import CHUNK_FUNCTION, FINISH_FUNCTION, PLAN_FUNCTION, SCHEDULE_FUNCTION
-from reviewbot.jobs.audit.planner import plan_audit
+from reviewbot.jobs.audit.plan_job import plan_audit
 from reviewbot.jobs.audit.schedule import SCAN_MINUTES, audit_schedules
 from reviewbot.jobs.commands.comment_job import handle_command
 from reviewbot.jobs.deps import Deps, build_deps

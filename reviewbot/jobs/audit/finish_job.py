@@ -17,11 +17,11 @@ from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import edit_answer
+from reviewbot.jobs.audit.audit_record import publish
 from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
 from reviewbot.jobs.audit.job_ids import finish_job_id, hold_id
-from reviewbot.jobs.audit.audit_record import publish
 from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
