@@ -1,4 +1,5 @@
-"""`reviewbot audit`: a whole repository reviewed as a series of chunked reviews (which files, in which chunks), its
-report, and the command that runs it through the provider's queue; `service_state` keeps the service's audits
-in Redis (its jobs are in `reviewbot.jobs.audit`).
+"""Security audits of whole repositories: the plan (call graph, chunks, shared prefix, estimate), merging candidates
+across chunks before verification, incremental selection, findings as SARIF for code scanning (or the tracking
+issue), `service_state` (the service's audits in Redis; its jobs are in `reviewbot.jobs.audit`), and
+`reviewbot audit`, which runs a local audit through the provider's queue and writes the report.
 """

@@ -11,21 +11,28 @@ from reviewbot.review.publish.markdown import BADGE, neutralize, neutralize_inli
 
 
 def findings_of(state: dict[str, Any]) -> list[Finding]:
-    """Every finding the finished chunks kept, most severe first."""
-    found = [Finding.model_validate(f) for done in state.get("done", {}).values() for f in done["findings"]]
+    """Every distinct finding once: the verified ones and those the policy kept without a check, most severe
+    first."""
+    raw = [f for checked in state.get("verified", {}).values() for f in checked["findings"]]
+    raw += state.get("merged", {}).get("unchecked_kept", [])
+    found = [Finding.model_validate(f) for f in raw]
     return sorted(found, key=lambda f: (SEVERITY_RANK[f.severity], f.path, f.line))
 
 
 def totals(state: dict[str, Any]) -> dict[str, Any]:
     done = list(state.get("done", {}).values())
+    checked = list(state.get("verified", {}).values())
     usage: Counter[str] = Counter()
-    for chunk in done:
-        usage.update({k: v for k, v in chunk["usage"].items() if isinstance(v, int | float)})
+    for part in done + checked:
+        usage.update({k: v for k, v in part["usage"].items() if isinstance(v, int | float)})
     prompt = usage["prompt_tokens"]
+    merged = state.get("merged", {})
     return {"files": sum(len(c["paths"]) for c in state["chunks"]), "chunks": len(state["chunks"]),
-            "chunks_done": len(done), "checked": sum(c["checked"] for c in done),
-            "dropped": [d for c in done for d in c["dropped"]], "unchecked": [t for c in done for t in c["unchecked"]],
-            "partial": [p for c in done for p in c["partial"]], "failed": dict(state.get("failed", {})),
+            "chunks_done": len(done), "checked": sum(c["checked"] for c in checked),
+            "candidates": merged.get("candidates", 0), "distinct": merged.get("distinct", 0),
+            "dropped": [d for c in checked for d in c["dropped"]], "unchecked": [t for c in checked
+                                                                                 for t in c["unchecked"]],
+            "partial": list(state.get("partial", [])), "failed": dict(state.get("failed", {})),
             "usage": {"prompt_tokens": prompt, "cached_tokens": usage["cached_tokens"],
                       "completion_tokens": usage["completion_tokens"], "cost_usd": round(usage["cost_usd"], 6),
                       "requests": usage["requests"], "async_requests": usage["async_requests"],
@@ -48,8 +55,10 @@ def markdown(state: dict[str, Any]) -> str:
              f"{state.get('model', '?')}; {u['requests']} request(s), {u['async_requests']} through the "
              f"asynchronous queue; {u['prompt_tokens']:,} prompt tokens ({u['cache_ratio']:.0%} cached), "
              f"{u['completion_tokens']:,} completion tokens, ${u['cost_usd']:.4f}.", "",
-             f"Every candidate finding was checked by a second request: {t['checked']} checked, "
-             f"{len(t['dropped'])} dropped, {len(findings)} kept.", "", f"## Findings ({len(findings)})", ""]
+             f"The chunks proposed {t['candidates']} candidate(s), {t['distinct']} distinct after merging those "
+             "that point at the same code; every distinct one was checked by a second request: "
+             f"{t['checked']} checked, {len(t['dropped'])} dropped, {len(findings)} kept.", "",
+             f"## Findings ({len(findings)})", ""]
     if not findings:
         lines.append("No findings.")
     for f in findings:
@@ -72,5 +81,6 @@ def markdown(state: dict[str, Any]) -> str:
     if t["partial"] or t["failed"]:
         lines += ["## Not fully audited", ""]
         lines += [f"- `{path}`: {why}" for path, why in t["partial"]]
-        lines += [f"- chunk {int(i) + 1}: {why} (run the audit again to resume)" for i, why in t["failed"].items()]
+        lines += [f"- {'chunk ' + str(int(i) + 1) if i.isdigit() else i}: {why} (run the audit again to resume)"
+                  for i, why in t["failed"].items()]
     return "\n".join(lines).rstrip() + "\n"

@@ -9,33 +9,40 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
-from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, Listed, Without, added_diff, auditable, plan_chunks
+from reviewbot.audit.batches import Batch, batch_messages, verification_batches
+from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
+from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, Listed
+from reviewbot.audit.dedup import dedupe
 from reviewbot.audit.formats import format_for, render
-from reviewbot.errors import ConfigError, ModelQueued, PermanentError, RetryableError
+from reviewbot.audit.planner import AuditPlan, plan_audit
+from reviewbot.errors import ConfigError, ModelPermanent, ModelQueued, PermanentError, RetryableError
 from reviewbot.files import write_private
 from reviewbot.inference.factory import model_client
 from reviewbot.inference.filememo import FileMemo
 from reviewbot.inference.structured import StructuredReviewer
 from reviewbot.inference.tools import RepoTools
 from reviewbot.inference.verify_request import StructuredVerifier
+from reviewbot.model import Usage
 from reviewbot.repos.dirsnapshot import DirSnapshot
 from reviewbot.repos.localgit import git
-from reviewbot.review.config import CONFIG_PATH, RepoConfig, context_options, parse_config, precision, with_security
-from reviewbot.review.context.snapshot import MAX_TEXT_BYTES, Snapshot
+from reviewbot.review.config import CONFIG_PATH, parse_config, precision, with_security
+from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.diff.filters import VENDORED_DIRS
-from reviewbot.review.diff.parse import parse_diff
-from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, run_review
-from reviewbot.review.prompt.sections import PromptInput
+from reviewbot.review.engine import affinity_id
+from reviewbot.review.findings.refine import Precision
+from reviewbot.review.findings.schema import Finding
+from reviewbot.review.findings.verification import Checks, apply_verdicts
 from reviewbot.settings import Settings
 
-DESCRIPTION = ("Not a pull request: a security audit of existing code. Every file of this part is shown as added, "
-               "so that all of it is reviewed; judge the code as it is.")
+STATE_VERSION = 2  # chunks cut by the call graph, candidates merged across chunks before verification
+T = TypeVar("T")
 
 
 def audit_command(settings: Settings, repo: Path, directory: str, report: Path | None, *, restart: bool = False,
@@ -46,12 +53,14 @@ def audit_command(settings: Settings, repo: Path, directory: str, report: Path |
         raise ConfigError(f"--repo {repo} is not a directory")
     snapshot = Listed(DirSnapshot(root), _listed(root))
     work = settings.data_dir / "audits" / hashlib.sha256(f"{root}\x1f{directory}".encode()).hexdigest()[:16]
-    state = _state(work / "state.json", root, directory, snapshot, chunk_tokens, restart, settings.model)
-    todo = [Chunk(c["index"], tuple(c["paths"]), c["tokens"]) for c in state["chunks"]
-            if str(c["index"]) not in state["done"]]
-    if not todo:
+    plan = plan_audit(snapshot, directory, chunk_tokens=chunk_tokens)
+    state = _state(work / "state.json", root, directory, plan, restart, settings.model)
+    plan = dataclasses.replace(plan, chunks=tuple(Chunk(c["index"], tuple(c["paths"]), c["tokens"])
+                                                  for c in state["chunks"]))  # as planned when it started
+    todo = [c for c in plan.chunks if str(c.index) not in state["done"]]
+    if not todo and state.get("merged"):
         print(f"reviewbot: this audit is already complete; --restart audits again ({work})", file=sys.stderr)
-    asyncio.run(_run(settings, root, snapshot, state, work, todo, max(1, parallel)))
+    asyncio.run(_run(settings, root, snapshot, plan, state, work, todo, max(1, parallel)))
     text = render(state, format_for(report, fmt), snapshot.read, **_revision(root))
     if report is None:
         print(text)
@@ -89,19 +98,19 @@ def _listed(root: Path) -> list[str]:
     return [p for p in raw.decode("utf-8", errors="replace").split("\0") if p and (root / p).is_file()]
 
 
-def _state(path: Path, root: Path, directory: str, snapshot: Snapshot, chunk_tokens: int, restart: bool,
-           model: str) -> dict[str, Any]:
+def _state(path: Path, root: Path, directory: str, plan: AuditPlan, restart: bool, model: str) -> dict[str, Any]:
     if path.is_file() and not restart:
         state: dict[str, Any] = json.loads(path.read_text())
-        state["failed"] = {}
-        return state
-    paths = auditable(snapshot.paths(), snapshot.read, directory)
-    sizes = {p: s for p in paths if 0 < (s := (Path(root) / p).stat().st_size) <= MAX_TEXT_BYTES}
-    if not sizes:
+        if state.get("version") == STATE_VERSION:
+            state["failed"] = {}
+            return state
+    if not plan.chunks:
         raise ConfigError(f"no source files to audit under {root / directory}")
-    chunks = [{"index": c.index, "paths": list(c.paths), "tokens": c.tokens} for c in plan_chunks(sizes, chunk_tokens)]
-    state = {"version": 1, "root": str(root), "directory": directory, "model": model, "chunks": chunks,
-             "created": datetime.now(UTC).isoformat(timespec="seconds"), "done": {}, "failed": {}}
+    chunks = [{"index": c.index, "paths": list(c.paths), "tokens": c.tokens} for c in plan.chunks]
+    state = {"version": STATE_VERSION, "root": str(root), "directory": directory, "model": model, "chunks": chunks,
+             "created": datetime.now(UTC).isoformat(timespec="seconds"), "done": {}, "failed": {}, "verified": {},
+             "partial": [[p, f"only the first {MAX_FILE_CHARS:,} characters were audited"] for p in plan.files
+                         if plan.sizes[p] > MAX_FILE_CHARS]}
     _save(path, state)
     (path.parent / "memo.json").unlink(missing_ok=True)
     return state
@@ -111,11 +120,12 @@ def _save(path: Path, state: dict[str, Any]) -> None:
     write_private(path, json.dumps(state, indent=1))  # findings about private code
 
 
-async def _run(settings: Settings, root: Path, snapshot: Snapshot, state: dict[str, Any], work: Path,
-               todo: list[Chunk], parallel: int) -> None:
+async def _run(settings: Settings, root: Path, snapshot: Snapshot, plan: AuditPlan, state: dict[str, Any],
+               work: Path, todo: list[Chunk], parallel: int) -> None:
     config = with_security(parse_config(snapshot.read(CONFIG_PATH)).config)
     memo = FileMemo(work / "memo.json")
     limit = asyncio.Semaphore(parallel)
+    affinity = affinity_id("audit", state["root"], state["directory"])  # one for every request of the audit
     async with httpx.AsyncClient(timeout=httpx.Timeout(settings.model_timeout, connect=10.0)) as http:
         client = dataclasses.replace(model_client(settings, http), prefer_async=True)
         if client.run_url is None:
@@ -125,48 +135,75 @@ async def _run(settings: Settings, root: Path, snapshot: Snapshot, state: dict[s
 
         async def one(chunk: Chunk) -> None:
             async with limit:
-                inp = _input(settings, config, snapshot, chunk, len(state["chunks"]), state)
+                messages = plan.messages(chunk, snapshot.read)
                 try:
-                    result = await _until_answered(inp, reviewer, chunk, len(state["chunks"]))
+                    answer = await _until_answered(lambda: reviewer.fresh().review(messages, affinity),
+                                                   f"part {chunk.index + 1} of {len(plan.chunks)}")
                 except (PermanentError, RetryableError) as exc:
                     state["failed"][str(chunk.index)] = str(exc)
                     print(f"reviewbot: part {chunk.index + 1} failed: {exc}", file=sys.stderr)
                     return
-                state["done"][str(chunk.index)] = _record(result)
+                audited = set(chunk.paths)
+                state["done"][str(chunk.index)] = {
+                    "candidates": [f.model_dump() for f in answer.output.findings if f.path in plan.sizes],
+                    "outside": len([f for f in answer.output.findings if f.path not in audited]),
+                    "usage": dataclasses.asdict(answer.usage)}
                 _save(work / "state.json", state)
 
         await asyncio.gather(*(one(c) for c in todo))
+        await _verify(plan, snapshot, state, work, reviewer, affinity, precision(config), limit)
 
 
-def _input(settings: Settings, config: RepoConfig, snapshot: Snapshot, chunk: Chunk, total: int,
-           state: dict[str, Any]) -> ReviewInput:
-    files = {p: text for p in chunk.paths if (text := snapshot.read(p)) is not None}
-    options = context_options(config, settings.prompt_budget, list(chunk.paths), tools=True)
-    where = state["directory"] or "the repository"
-    prompt = PromptInput(title=f"Security audit of {where}, part {chunk.index + 1} of {total}",
-                         description=DESCRIPTION, diff=parse_diff(added_diff(files)), base_files={},
-                         snapshot=Without(snapshot, chunk.paths), options=options)
-    return ReviewInput(prompt=prompt, affinity=affinity_id("audit", state["root"], state["directory"]),
-                       precision=precision(config))
+async def _verify(plan: AuditPlan, snapshot: Snapshot, state: dict[str, Any], work: Path,
+                  reviewer: StructuredReviewer, affinity: str, policy: Precision, limit: asyncio.Semaphore) -> None:
+    """Every chunk's candidates merged by code fingerprint, then one check per distinct finding, in the cached
+    conversation of the chunk that audits its file; a batch already checked is read back from the state."""
+    candidates = [(int(i), Finding.model_validate(f)) for i, done in state["done"].items() for f in done["candidates"]]
+    home = {p: c.index for c in plan.chunks for p in c.paths}
+    distinct = dedupe(candidates, snapshot.read, home)
+    batches, kept = verification_batches(distinct, policy)
+    state["merged"] = {"candidates": len(candidates), "distinct": len(distinct),
+                       "unchecked_kept": [f.model_dump() for f in kept]}
+
+    async def check(batch: Batch) -> None:
+        if batch.key in state["verified"]:
+            return
+        async with limit:
+            messages = batch_messages(plan.messages(plan.chunks[batch.owner], snapshot.read), batch, snapshot.read)
+            ids = list(range(1, len(batch.findings) + 1))
+            try:
+                answer = await _until_answered(lambda: StructuredVerifier(reviewer.fresh()).verify(
+                    messages, ids, affinity), f"verification in part {batch.owner + 1}")
+            except ModelPermanent as exc:  # a check that cannot run keeps its candidates, labelled
+                unverified = [f.model_copy(update={"unverified": True}) for f in batch.findings]
+                state["verified"][batch.key] = _checked(unverified, Checks(unchecked=tuple(
+                    f.title for f in batch.findings)), exc.usage)
+            except (PermanentError, RetryableError) as exc:
+                state["failed"][f"verification {batch.key}"] = str(exc)
+                return
+            else:
+                state["verified"][batch.key] = _checked(*apply_verdicts(batch.findings, answer.verdicts),
+                                                        answer.usage)
+            _save(work / "state.json", state)
+
+    await asyncio.gather(*(check(b) for b in batches))
+    wanted = {b.key for b in batches}
+    state["verified"] = {k: v for k, v in state["verified"].items() if k in wanted}
+    _save(work / "state.json", state)
 
 
-async def _until_answered(inp: ReviewInput, reviewer: StructuredReviewer, chunk: Chunk, total: int) -> ReviewResult:
+async def _until_answered(ask: Callable[[], Awaitable[T]], what: str) -> T:
     """Poll in-process: each pass replays what the memo already holds and asks the queue about the rest."""
     while True:
-        attempt = reviewer.fresh()  # each part is one review, with its own token budget
         try:
-            return await run_review(inp, attempt, StructuredVerifier(attempt))
+            return await ask()
         except ModelQueued as exc:
-            print(f"reviewbot: part {chunk.index + 1} of {total} waits in the provider's queue; polling again in "
-                  f"{exc.retry_after or 10:.0f}s", file=sys.stderr)
+            print(f"reviewbot: {what} waits in the provider's queue; polling again in {exc.retry_after or 10:.0f}s",
+                  file=sys.stderr)
             await asyncio.sleep(exc.retry_after or 10.0)
 
 
-def _record(result: ReviewResult) -> dict[str, Any]:
-    report, checks = result.report, result.report.checks
-    findings = [a.finding for a in report.placement.inline] + list(report.placement.outside)
-    coverage = report.coverage
-    return {"findings": [f.model_dump() for f in findings],
-            "checked": checks.checked if checks else 0, "dropped": [list(d) for d in checks.dropped] if checks else [],
-            "unchecked": list(checks.unchecked) if checks else [], "usage": dataclasses.asdict(report.usage),
-            "partial": [list(p) for p in coverage.partial] + [list(s) for s in coverage.skipped] if coverage else []}
+def _checked(findings: list[Finding], checks: Checks, usage: Usage) -> dict[str, Any]:
+    return {"findings": [f.model_dump() for f in findings], "checked": checks.checked,
+            "dropped": [list(d) for d in checks.dropped], "unchecked": list(checks.unchecked),
+            "usage": dataclasses.asdict(usage)}

@@ -60,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
             return ask_service(settings, args.repo, args.branch, args.path, args.full)
         from reviewbot.audit.run import audit_command
 
-        return audit_command(settings, args.repo, args.dir, args.report, restart=args.restart,
+        return audit_command(settings, Path(args.repo), args.dir, args.report, restart=args.restart,
                              parallel=args.parallel, chunk_tokens=args.chunk_tokens, fmt=args.fmt)
     if args.benchmark is not None:
         from reviewbot.cli.benchmark import benchmark_command

@@ -21,7 +21,7 @@ from reviewbot.jobs.audit.job_ids import (
     POLL_FUNCTION,
     SCHEDULE_FUNCTION,
 )
-from reviewbot.jobs.audit.planner import plan_audit
+from reviewbot.jobs.audit.plan_job import plan_audit
 from reviewbot.jobs.audit.schedule import SCAN_MINUTES, audit_schedules
 from reviewbot.jobs.audit.upload_status import audit_upload_status
 from reviewbot.jobs.commands.comment_job import handle_command

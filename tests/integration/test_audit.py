@@ -36,7 +36,7 @@ def make_tree(root: Path) -> None:
 def by_chunk(request: dict[str, Any]) -> str:
     """The recorded answer for whichever files this part of the audit shows."""
     user = request["messages"][1]["content"]
-    found = [f for f in (SQLI, GUESS) if f"+++ {f['path']}\n" in user]
+    found = [f for f in (SQLI, GUESS) if f"### {f['path']}\n" in user]
     return findings_json(found, "Audited.")
 
 
@@ -62,7 +62,7 @@ def test_audit_runs_in_chunks_through_the_async_queue_and_writes_a_report(
     assert fake_model.requests == []  # nothing synchronous: every request went to the queue
     submitted = [c["requests"][0] for c in fake_model.async_calls if "requests" in c]
     shown = " ".join(s["messages"][1]["content"] for s in submitted)
-    assert "+++ app/db.py" in shown and "+++ web/server.ts" in shown and "node_modules" not in shown
+    assert "### app/db.py\n" in shown and "### web/server.ts\n" in shown and "node_modules" not in shown
     text = report.read_text()
     assert "3 file(s) in 3 chunk(s), 3 done" in text
     assert "User input is formatted into SQL" in text and "| CWE-89 (SQL injection) | 1 |" in text

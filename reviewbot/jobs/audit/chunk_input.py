@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.audit.chunks import Without, added_diff
-from reviewbot.audit.run import DESCRIPTION
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.structured import StructuredReviewer
@@ -24,6 +23,8 @@ if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps
 
 MAX_ARCHIVE_BYTES = 500_000_000
+DESCRIPTION = ("Not a pull request: a security audit of existing code. Every file of this part is shown as added, "
+               "so that all of it is reviewed; judge the code as it is.")
 
 
 async def audit_tree(deps: Deps, port: GitHubPort, repo: str, sha: str) -> Path:

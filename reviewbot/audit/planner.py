@@ -1,0 +1,94 @@
+"""An audit's plan, pure: which files, the call graph between them, chunks cut along it, the overview and prefix
+shared by every chunk, and the estimated cost. Both `reviewbot audit` and the service's planning job use it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from reviewbot.audit.callgraph import CallGraph, build_graph
+from reviewbot.audit.chunkprompt import CONTEXT_TOKENS, Prefix, audit_prefix, chunk_messages
+from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, auditable
+from reviewbot.audit.clusters import graph_chunks
+from reviewbot.audit.overview import build_overview
+from reviewbot.catalogue import Price
+from reviewbot.inference.pricing import cost
+from reviewbot.review.context.index import IDENT, MAX_INDEXED_FILE_CHARS
+from reviewbot.review.context.snapshot import MAX_TEXT_BYTES, Snapshot
+from reviewbot.review.context.symbols import Definition, parse
+from reviewbot.review.prompt.sections import estimate_tokens
+from reviewbot.review.prompt.tooldefs import TOOL_DEFINITIONS_JSON
+
+Definitions = Callable[[str, str], Sequence[Definition]]  # (path, text) -> what the file defines
+ANSWER_TOKENS = 1_500  # expected per chunk's review answer, for the estimate
+LINKING_KINDS = frozenset({"function", "method", "class", "type", "constant"})
+
+
+@dataclass(frozen=True)
+class Estimate:
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+    cost_usd: float
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    files: tuple[str, ...]
+    sizes: Mapping[str, int]
+    chunks: tuple[Chunk, ...]
+    graph: CallGraph
+    definitions: Mapping[str, tuple[Definition, ...]]
+    overview: str
+    prefix: Prefix
+    tools: bool = True
+
+    def messages(self, chunk: Chunk, read: Callable[[str], str | None]) -> list[dict[str, str]]:
+        return chunk_messages(self.prefix, chunk, len(self.chunks), read, self.graph, self.definitions)
+
+    @property
+    def prefix_tokens(self) -> int:
+        tools = estimate_tokens(TOOL_DEFINITIONS_JSON) if self.tools else 0
+        return estimate_tokens(self.prefix.system) + estimate_tokens(self.prefix.head) + tools
+
+    def estimate(self, price: Price, context_tokens: int = CONTEXT_TOKENS) -> Estimate:
+        """Before any request: each chunk sends the prefix (cached after the first) and its code with line
+        numbers (about a tenth more) and context; verification is not included (it depends on the findings)."""
+        prompt = sum(self.prefix_tokens + int(c.tokens * 1.1) + context_tokens for c in self.chunks)
+        cached = self.prefix_tokens * max(0, len(self.chunks) - 1)
+        completion = ANSWER_TOKENS * len(self.chunks)
+        return Estimate(prompt, cached, completion, round(cost(price, prompt, cached, completion), 4))
+
+
+def parsed_definitions(path: str, text: str) -> Sequence[Definition]:
+    return parse(path, text).definitions
+
+
+def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = CHUNK_TOKENS,
+               only: Collection[str] | None = None, definitions: Definitions = parsed_definitions,
+               tools: bool = True) -> AuditPlan:
+    """The whole plan from a snapshot. `only`: audit just these files (an incremental audit's selection); the
+    graph and the overview still cover the whole tree, so the prefix stays the same bytes as the full audit's."""
+    paths = auditable(snapshot.paths(), snapshot.read, directory)
+    texts = {p: t for p in paths if (t := snapshot.read(p)) is not None and 0 < len(t) <= MAX_TEXT_BYTES}
+    defined, graph = facts(texts, definitions)
+    sizes = {p: len(t) for p, t in texts.items()}
+    chosen = {p: s for p, s in sizes.items() if only is None or p in only}
+    chunks = tuple(graph_chunks(chosen, graph, chunk_tokens))
+    overview = build_overview(sorted(texts), sizes, defined, graph)
+    return AuditPlan(files=tuple(sorted(chosen)), sizes=sizes, chunks=chunks, graph=graph, definitions=defined,
+                     overview=overview, prefix=audit_prefix(overview, tools), tools=tools)
+
+
+def facts(texts: Mapping[str, str], definitions: Definitions) -> tuple[dict[str, tuple[Definition, ...]], CallGraph]:
+    """Each file's definitions and the graph of who uses whose names (one parse and one scan per file)."""
+    defined: dict[str, tuple[Definition, ...]] = {}
+    used: dict[str, set[str]] = {}
+    for path, text in texts.items():
+        if len(text) > MAX_INDEXED_FILE_CHARS:
+            defined[path], used[path] = (), set()
+            continue
+        defined[path] = tuple(definitions(path, text))
+        used[path] = set(IDENT.findall(text))
+    names = {p: [d.name for d in defs if d.kind in LINKING_KINDS] for p, defs in defined.items()}
+    return defined, build_graph(names, used)
