@@ -16,7 +16,9 @@ from redis.asyncio import Redis
 
 from reviewbot.audit.sarif import audit_category
 from reviewbot.audit.service_state import AuditStore
+from reviewbot.jobs.audit.job_ids import FINISH_FUNCTION
 from reviewbot.jobs.deps import build_deps
+from reviewbot.queue.enqueue import store_job
 from reviewbot.queue.worker import redis_settings
 from reviewbot.settings import Settings
 from tests.conftest import REPO
@@ -269,3 +271,27 @@ async def test_without_code_scanning_each_audit_edits_the_one_tracking_issue(
     assert [n for (r, n) in fake_github.issues if r == REPO and n != ISSUE] == [number]  # never a second issue
     edits = [c for c in fake_github.requests if c.method == "PATCH" and c.path.endswith(f"/issues/{number}")]
     assert len(edits) == 1
+
+
+async def test_a_finishing_job_run_again_after_its_upload_does_not_upload_twice(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.set_branch(REPO, "main", TREE)
+    fake_github.add_issue(REPO, ISSUE)
+    fake_github.sarif_pending_polls = 0
+    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
+    settings = audit_settings(env)
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)
+    [record] = await audits(redis_url)
+    # As if the worker died after the upload was remembered and before the audit was marked done: it runs again.
+    client = await create_pool(redis_settings(redis_url))
+    try:
+        await AuditStore(client).save(record | {"status": "running"})
+        await store_job(client, FINISH_FUNCTION, (record["id"],), {}, "reviewbot:audit-finish-again")
+    finally:
+        await client.aclose()
+    await run_worker_until_idle(settings, redis_url)
+    [again] = await audits(redis_url)
+    assert again["status"] == "done" and again["publication"]["sarif_id"] == record["publication"]["sarif_id"]
+    assert len(fake_github.sarif_uploads) == 1 and len(fake_github.alerts(REPO, "open")) == 1
