@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import jwt
 from github import Auth
 
 from reviewbot.errors import ConfigError
-
-if TYPE_CHECKING:
-    from reviewbot.app.auth import InstallationTokens
 
 
 def app_jwt(issuer: str, private_key: str, now: float | None = None) -> str:
@@ -33,8 +30,14 @@ class Credentials(Protocol):
     async def auth(self, *, refresh: bool = False) -> Auth.Auth | None: ...
 
 
+class TokenSource(Protocol):
+    """Where installation tokens come from (app/auth.py's InstallationTokens): cached, refreshed on demand."""
+
+    async def get(self, installation_id: int, *, refresh: bool = False) -> str: ...
+
+
 class InstallationCredentials:
-    def __init__(self, tokens: InstallationTokens, installation_id: int) -> None:
+    def __init__(self, tokens: TokenSource, installation_id: int) -> None:
         self.tokens = tokens
         self.installation_id = installation_id
         self.key = f"installation:{installation_id}"

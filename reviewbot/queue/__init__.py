@@ -1,1 +1,1 @@
-"""arq worker, review jobs and the embedded Redis."""
+"""The queue: arq settings and lifecycle, job ids and keys, renewed leases, retries, slots and the embedded Redis."""

@@ -12,8 +12,8 @@ import pytest
 from redis.asyncio import Redis
 
 from reviewbot.inference.budget import BudgetBusy, BudgetSpent, DailyBudget, Limits
+from reviewbot.jobs.pr_review.review_job import review_estimate
 from reviewbot.model import Usage
-from reviewbot.queue.review_job import review_estimate
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub

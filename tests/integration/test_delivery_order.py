@@ -9,7 +9,7 @@ import httpx
 import pytest
 from redis import Redis
 
-from reviewbot.queue import command_limits
+from reviewbot.jobs.commands import command_limits
 from reviewbot.settings import Settings
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from reviewbot.review.findings.security import normalize_cwe
+from reviewbot.review.findings.cwe import normalize_cwe
 
 Severity = Literal["critical", "major", "minor", "nit"]
 Category = Literal["bug", "security", "performance", "maintainability", "style", "test"]

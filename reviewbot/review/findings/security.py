@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -11,7 +10,6 @@ if TYPE_CHECKING:
     from reviewbot.review.findings.schema import Finding
 
 SECURITY_TRIGGER = "security-review"  # the review job's trigger for `@app security-review`
-_CWE = re.compile(r"^\s*(?:cwe)?[\s:_-]*(\d{1,5})\s*$", re.IGNORECASE)
 
 # Item → the CWE ids the model should reach for first; the prompt lists them so tags are consistent.
 CHECKLIST_ITEMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -59,12 +57,6 @@ def checklist() -> str:
             '(for example "CWE-89"); cwe is null for other findings.')
 
 
-def normalize_cwe(value: object) -> str | None:
-    """"CWE-89", "cwe 89", "89" or 89 → "CWE-89"; anything else → None (a bad tag is dropped, not an error)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    match = _CWE.match(str(value))
-    return f"CWE-{int(match.group(1))}" if match else None
 
 
 def cwe_counts(findings: Sequence[Finding]) -> list[tuple[str, int]]:

@@ -138,3 +138,8 @@ def _finish(inp: PromptInput, fixed: list[Section], chosen: Chosen, entries: lis
     prompt = Prompt(sections=sections, skipped=tuple(p for p, _ in skipped))
     return Plan(prompt=prompt, coverage=coverage, layout=layout,
                 reuse_tokens=shared_prefix_tokens(previous, digests))
+
+
+def build_prompt(inp: PromptInput) -> Prompt:
+    """Sections in cache order: system, guidance, base context, PR text, diff, volatile notes."""
+    return build_plan(inp).prompt

@@ -14,7 +14,7 @@ from reviewbot.review.diff.parse import ParsedDiff
 from reviewbot.review.findings.schema import REVIEW_SCHEMA
 
 __all__ = ["CHARS_PER_TOKEN", "DEFAULT_PROMPT_BUDGET", "SYSTEM_PROMPT", "Prompt", "PromptInput", "Section",
-           "build_prompt", "estimate_tokens", "system_prompt"]
+           "estimate_tokens", "system_prompt"]
 CHARS_PER_TOKEN = 4.0  # no Kimi tokenizer ships offline; calibration.py learns the real ratio from usage
 
 SYSTEM_PROMPT = """You are reviewbot, a senior engineer reviewing a pull request. Find real problems that the \
@@ -111,10 +111,3 @@ class Prompt:
     def chars(self) -> int:
         """Characters sent, for calibrating chars per token against the provider's prompt_tokens."""
         return sum(len(m["content"]) for m in self.messages)
-
-
-def build_prompt(inp: PromptInput) -> Prompt:
-    """Sections in cache order: system, guidance, base context, PR text, diff, volatile notes."""
-    from reviewbot.review.prompt.plan import build_plan  # the pipeline builds on this module's types
-
-    return build_plan(inp).prompt

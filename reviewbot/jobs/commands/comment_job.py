@@ -6,15 +6,15 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.comment_commands import help_text
+from reviewbot.jobs.commands.command_limits import first_telling, over_limit
 from reviewbot.queue import keys, retries
-from reviewbot.queue.command_limits import first_telling, over_limit
 from reviewbot.queue.enqueue import enqueue_review
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.review.findings.security import SECURITY_TRIGGER
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
 MAY_SPEND = frozenset({"admin", "maintain", "write"})

@@ -13,18 +13,18 @@ from redis.exceptions import RedisError
 from reviewbot.app.identity import APP_SLUG_KEY
 from reviewbot.inference.budget import BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
+from reviewbot.jobs.commands.comment_job import MAY_SPEND
+from reviewbot.jobs.thread_answers.thread_prompt import ask_model
 from reviewbot.learnings_store import Learnings
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import keys, retries
-from reviewbot.queue.comment_job import MAY_SPEND
-from reviewbot.queue.thread_prompt import ask_model
 from reviewbot.review.findings.dismissals import Learning, normalise_rule
 from reviewbot.review.findings.fingerprints import read_marker
 from reviewbot.review.prompt.thread import dismissal_reply
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
 LIMITED = ("I have answered as many questions on this pull request today as this installation allows "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.queue.gates import load_config
-from reviewbot.queue.pr_prompt import pr_prompt
+from reviewbot.jobs.pr_review.gates import load_config
+from reviewbot.jobs.pr_review.pr_prompt import pr_prompt
 from reviewbot.review.engine import prepare
 from reviewbot.review.prompt.thread import (
     ANSWER_FORMATS,
@@ -20,8 +20,8 @@ from reviewbot.review.prompt.thread import (
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
+    from reviewbot.jobs.deps import Deps
     from reviewbot.model import Usage
-    from reviewbot.queue.worker import Deps
 
 
 async def ask_model(deps: Deps, port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int,

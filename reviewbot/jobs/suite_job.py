@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.queue.checkrun import CHECK_NAME
+from reviewbot.jobs.pr_review.checkrun import CHECK_NAME
 from reviewbot.queue.enqueue import enqueue_review
 from reviewbot.queue.request import ReviewRequest
 
 if TYPE_CHECKING:
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
 MAX_PULLS = 5  # a commit is the head of a handful of pull requests at most; more would be a forged suite

@@ -8,7 +8,7 @@ from typing import Any
 
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import GitHubError
-from reviewbot.queue.checkrun import CheckRun
+from reviewbot.jobs.pr_review.checkrun import CheckRun
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
 from reviewbot.review.findings.dismissals import Learning

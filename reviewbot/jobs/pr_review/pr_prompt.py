@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.inference.tools import RepoTools
-from reviewbot.queue.sources import base_snapshot
+from reviewbot.jobs.pr_review.sources import base_snapshot
 from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.config import RepoConfig, context_options, precision
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
@@ -17,7 +17,7 @@ from reviewbot.stores import RedisStores, pr_layout_key
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort, PullInfo
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 
 @dataclass(frozen=True)

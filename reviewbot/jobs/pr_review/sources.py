@@ -14,7 +14,7 @@ from reviewbot.review.context.snapshot import MemorySnapshot, Snapshot
 from reviewbot.review.diff.parse import ParsedDiff
 
 if TYPE_CHECKING:
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
 MAX_CONTEXT_FILES = 60

@@ -16,15 +16,15 @@ from reviewbot.errors import ModelBusy, PermanentError, RetryableError, Waiting
 from reviewbot.inference.budget import BudgetBusy, BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.verify_request import StructuredVerifier
+from reviewbot.jobs.pr_review.checkrun import CheckRun
+from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, config_digest, load_config, only_merged_base
+from reviewbot.jobs.pr_review.post_review import already_posted, publish
+from reviewbot.jobs.pr_review.pr_prompt import pr_prompt
+from reviewbot.jobs.pr_review.screenshots import screenshots
 from reviewbot.learnings_store import Learnings, from_config
 from reviewbot.observe.jobcontext import current, note_review
 from reviewbot.queue import keys, retries
-from reviewbot.queue.checkrun import CheckRun
-from reviewbot.queue.gates import AUTOMATIC, automatic_skip, config_digest, load_config, only_merged_base
-from reviewbot.queue.post_review import already_posted, publish
-from reviewbot.queue.pr_prompt import pr_prompt
 from reviewbot.queue.request import ReviewRequest
-from reviewbot.queue.screenshots import screenshots
 from reviewbot.review.config import (
     LoadedConfig,
     RepoConfig,
@@ -36,7 +36,7 @@ from reviewbot.review.findings.security import SECURITY_TRIGGER
 from reviewbot.review.prompt.calibration import prompt_chars
 
 if TYPE_CHECKING:
-    from reviewbot.queue.worker import Deps
+    from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
 LAG_TRIES = 5  # tries (2 s apart) for GitHub's API to show the head a `synchronize` delivery announced

@@ -1,0 +1,20 @@
+"""GitHubPort: the operations the bot needs, over PyGithub, called from async code through a thread.
+
+One seam assembled from one mixin per GitHub resource (pulls, contents, checks, reviews, issues) over PortBase.
+"""
+
+from __future__ import annotations
+
+from reviewbot.app.port.base import DIFF_MEDIA_TYPE, MAX_LISTED
+from reviewbot.app.port.checks import ChecksAPI
+from reviewbot.app.port.contents import ContentsAPI
+from reviewbot.app.port.issues import IssuesAPI
+from reviewbot.app.port.pulls import PullInfo, PullsAPI
+from reviewbot.app.port.reviews import ReviewsAPI
+from reviewbot.app.requester import new_github
+
+__all__ = ["DIFF_MEDIA_TYPE", "MAX_LISTED", "GitHubPort", "PullInfo", "new_github"]
+
+
+class GitHubPort(PullsAPI, ContentsAPI, ChecksAPI, ReviewsAPI, IssuesAPI):
+    """Everything reviewbot asks of GitHub for one installation; no PyGithub type leaks out."""

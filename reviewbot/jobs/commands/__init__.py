@@ -1,0 +1,1 @@
+"""Comment commands: `@app review | full review | security-review | pause | resume | help` in a pull request."""

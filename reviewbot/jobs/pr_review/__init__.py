@@ -1,0 +1,1 @@
+"""The review job: a pull request through the pipeline to one review and one check run."""

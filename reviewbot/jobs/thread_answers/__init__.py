@@ -1,0 +1,1 @@
+"""Thread answers: questions and dismissals in the bot's review threads."""
