@@ -203,6 +203,7 @@ class FakeModel:
             self.queued: dict[str, tuple[dict[str, Any], str | None, int]] = {}
             self.async_polls_before_done = 1
             self.async_calls: list[dict[str, Any]] = []
+            self.async_done: dict[str, dict[str, Any]] = {}  # request id -> its completion: polled again, the same
             self.queue_errors: deque[_Error] = deque()  # answered by the queue (submit or poll) first
             self.async_final_status: str | None = None  # a due poll answers this status instead of the result
             # response_format kinds this provider refuses with 400 (8001): "strict" (a named schema with strict
@@ -323,10 +324,15 @@ class FakeModel:
             return _envelope({"status": "running", "request_id": request_id})
         if self.async_final_status is not None:
             return _envelope({"status": self.async_final_status, "request_id": request_id})
-        _, answer = self._next_answer(queued)
-        if isinstance(answer, _Error):
-            return _error_response(answer)
-        completion = self._completion(queued, answer, affinity)
+        with self._lock:
+            completion = self.async_done.get(request_id)
+        if completion is None:
+            _, answer = self._next_answer(queued)
+            if isinstance(answer, _Error):
+                return _error_response(answer)
+            completion = self._completion(queued, answer, affinity)
+            with self._lock:
+                self.async_done[request_id] = completion
         return _envelope({"responses": [{"id": 0, "result": completion, "success": True}],
                           "usage": completion["usage"]})
 
