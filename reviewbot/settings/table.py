@@ -95,7 +95,8 @@ class Settings:
     conversation_pr_limit: int = env("REVIEWBOT_CONVERSATION_PR_LIMIT", p.count, 20,
                                      "Questions answered in review threads per pull request per day (UTC).")
     conversation_user_limit: int = env("REVIEWBOT_CONVERSATION_USER_LIMIT", p.count, 10,
-                                       "Questions answered in review threads per person per repository per day.")
+                                       "Questions answered in review threads per person per day, over all the "
+                                       "installation's repositories.")
     vision: str = env("REVIEWBOT_VISION", p.choice("auto", "on", "off"), "auto",
                       "Send PR-description screenshots to the model: auto (when the model is known to read images), "
                       "on, off.")
