@@ -19,8 +19,10 @@ _SIDE_FILES = ("-wal", "-shm", "-journal")
 def corrupt(exc: sqlite3.DatabaseError) -> bool:
     """A broken file ("file is not a database", "database disk image is malformed"), which only a new file mends,
     as opposed to a busy or full one (OperationalError), which the next review may find well again."""
-    name = str(getattr(exc, "sqlite_errorname", "") or "")
-    return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or not isinstance(exc, sqlite3.OperationalError)
+    name = getattr(exc, "sqlite_errorname", None)
+    if name is None:  # raised by the module itself, not by SQLite
+        return type(exc) is sqlite3.DatabaseError
+    return str(name).startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
 
 
 def generation(name: str) -> int | None:

@@ -91,26 +91,29 @@ class SqliteIndex:
         wanted = sorted(blobs)
 
         def work(db: sqlite3.Connection) -> set[str]:
-            batches, found = set[int](), set[str]()
+            found: dict[str, int] = {}  # sha -> its batch
             for chunk in _chunks(wanted):
                 marks = ",".join("?" * len(chunk))
                 rows = db.execute(f"SELECT sha, id, batch FROM blobs WHERE sha IN ({marks})", chunk).fetchall()  # noqa: S608
                 self._remember((sha, rowid) for sha, rowid, _ in rows)
-                batches.update(batch for _, _, batch in rows)
-                found.update(sha for sha, _, _ in rows)
-            self._stamp(db, batches)
-            return found
+                found.update((sha, batch) for sha, _, batch in rows)
+            gone = self._stamp(db, set(found.values()))
+            return {sha for sha, batch in found.items() if batch not in gone}
 
         return self._guarded(work, set)
 
-    def _stamp(self, db: sqlite3.Connection, batches: set[int]) -> None:
-        """Mark what this review found as just used: eviction keeps it past the review."""
+    def _stamp(self, db: sqlite3.Connection, batches: set[int]) -> set[int]:
+        """Mark what this review found as just used, so eviction keeps it past the review; the batches another
+        worker evicted since they were read are returned (their blobs are indexed again)."""
         try:
             with db:
                 db.execute("BEGIN IMMEDIATE")
-                db.executemany("UPDATE batches SET used = ? WHERE id = ?", [(self.clock(), b) for b in sorted(batches)])
+                stamped = {b for b in sorted(batches)
+                           if db.execute("UPDATE batches SET used = ? WHERE id = ?", (self.clock(), b)).rowcount}
+            return batches - stamped
         except sqlite3.OperationalError as exc:  # a lock held too long: the stamp only steers eviction
             log.warning("context index not updated: %s", exc)
+            return set()
 
     def add_names(self, entries: Sequence[tuple[str, Iterable[str]]]) -> None:
         if not entries:
