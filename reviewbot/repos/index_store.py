@@ -72,8 +72,8 @@ class SqliteIndex:
         for attempt in (1, 2):
             try:
                 return work(self._file.db())
-            except sqlite3.DatabaseError as exc:
-                if attempt == 1 and corrupt(exc):
+            except (sqlite3.DatabaseError, OSError) as exc:  # OSError: the file could not be made (a read-only disk)
+                if attempt == 1 and isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
                     self._file.renew()
                     self._ids.clear()  # row ids of the old file
                     self._shas.clear()

@@ -40,6 +40,7 @@ async def ask_model(deps: Deps, port: GitHubPort, redis: Any, installation_id: i
     head_text = await port.get_file(repo, path, pull.head_sha) if path else None
     asked = Thread(path=path, line=int(line) if isinstance(line, int) else None, comments=comment_pairs(thread),
                    head_excerpt=excerpt(head_text, int(line) if isinstance(line, int) else None))
+
     async def gate(held_tokens: int, held_usd: float) -> None:
         """Before each request (tool turns too), the answer's daily-budget hold grows to what is in flight, as a
         review's does: the requests cannot together pass the hold and the daily limits."""

@@ -193,3 +193,10 @@ def test_the_index_folder_and_files_are_private(tmp_path: Path) -> None:
     assert made == dict.fromkeys(made, 0o600)
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
+
+
+def test_an_unusable_index_folder_does_not_stop_the_review(tmp_path: Path) -> None:
+    (tmp_path / "index").write_text("a file where the folder should be")  # or a read-only disk
+    index = RepoIndex(_tree(tmp_path / "one", {"app/calc.py": CALC, "app/report.py": REPORT}), lambda p: False,
+                      SqliteIndex(tmp_path / "index"))
+    assert _review_files(index) == (["app/calc.py", "app/report.py"], ["app/calc.py"])  # answered from memory
