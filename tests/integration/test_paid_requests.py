@@ -39,6 +39,7 @@ async def test_a_retried_truncated_answer_holds_the_larger_output_limit_it_asks_
         await reviewer.review(PROMPT, "ses_truncated")
     first, again = (r.json for r in fake_model.review_requests())
     assert again["max_completion_tokens"] >= LENGTH_RETRY_FLOOR > first["max_completion_tokens"]
+    print(f"asked for {again['max_completion_tokens']:,} completion tokens; held {told[1]:,}")
     assert told[1] >= again["max_completion_tokens"]  # the hold covers all the room the retry asks for
     assert reviewer.allowance.held == 0
 
