@@ -81,3 +81,8 @@ class DiffError(PermanentError):
 class OverBudget(ModelPermanent):
     """A request was not sent: the review's token budget or a daily budget cannot cover it. A model failure as far
     as the review is concerned: an extra pass is skipped, a verification batch posts its candidates unverified."""
+
+
+class LeaseLost(ReviewbotError):
+    """This job's lease lapsed and another worker may be running it: stop before paying or posting anything more.
+    Neither retried nor told to the user; the lease's new holder finishes the job."""

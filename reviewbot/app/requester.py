@@ -21,6 +21,7 @@ from reviewbot.app.credentials import Credentials
 from reviewbot.app.github_errors import translate
 from reviewbot.app.limits import RateLimits
 from reviewbot.errors import GitHubError, GitHubRetryable
+from reviewbot.observe.fencing import check_lease
 
 log = logging.getLogger(__name__)
 WRITE_VERBS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
@@ -93,6 +94,8 @@ class Requester:
         refreshed, attempt = False, 0
         while True:
             attempt += 1
+            if write:  # a job whose lease another worker took posts nothing more (fencing)
+                await check_lease()
             gh = await self._client()
             try:
                 return await self._once(gh, verb, url, what, write, body, headers, params, raw)

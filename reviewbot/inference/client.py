@@ -70,6 +70,8 @@ class ModelClient:
     form_index: int = 0  # which response_format shape the provider accepted; later reviews start there
     # Told of every paid request (not replays); an awaitable it returns (a budget charge) is awaited.
     on_request: Callable[[ChatResult], Awaitable[None] | None] | None = None
+    # Asked before each paid request (sent or queued): a job that lost its lease raises here (fencing).
+    before_request: Callable[[], Awaitable[None]] | None = None
     prefer_async: bool = False  # audits: every request goes to the asynchronous queue first (needs a memo)
     caps: Capabilities | None = None  # the model's published capabilities; None: looked up by `model`
 
@@ -122,6 +124,7 @@ class ModelClient:
         if (request_id := await memo.pending(key)) is not None:
             return await self._poll(memo, key, request_id, affinity)
         if self.prefer_async and self.run_url is not None:  # not real-time work: queue it, poll it later
+            await self._may_pay()
             request_id = await self._queue(affinity).submit(body)
             await memo.save_pending(key, request_id)
             raise ModelQueued("submitted to the provider's asynchronous queue", retry_after=self.async_poll_s)
@@ -132,6 +135,7 @@ class ModelClient:
                 raise  # the job defers it with a jittered backoff
             log.warning("model busy; using the asynchronous queue", extra={"affinity": affinity, "error": str(exc)})
             try:
+                await self._may_pay()
                 request_id = await self._queue(affinity).submit(body)
             except ModelPermanent as refused:
                 # The queue will not take it (400/404/413): stop using the queue, defer the busy request instead.
@@ -170,6 +174,7 @@ class ModelClient:
             body = {**body, "options": {"rejectIfBusy": True}}  # a fast 3040 instead of a long wait
         for attempt in range(1, self.max_attempts + 1):
             await self._take_rate_token()
+            await self._may_pay()
             started = time.monotonic()
             try:
                 response = await self.http.post(f"{self.base_url}/chat/completions", json=body,
@@ -204,6 +209,10 @@ class ModelClient:
             if wait > MAX_INLINE_WAIT_S:
                 raise RateLimited("our model request budget per minute is spent", retry_after=wait)
             await asyncio.sleep(wait)
+
+    async def _may_pay(self) -> None:
+        if self.before_request is not None:
+            await self.before_request()
 
     def _headers(self, affinity: str) -> dict[str, str]:
         headers = {"x-session-affinity": affinity}

@@ -18,6 +18,7 @@ from reviewbot.inference.factory import model_client
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.ratelimit import RequestBucket
 from reviewbot.inference.structured import StructuredReviewer, Tools
+from reviewbot.observe.fencing import check_lease
 from reviewbot.observe.jobcontext import record_request, watch_port
 from reviewbot.queue.slots import InstallationSlots
 from reviewbot.settings import Settings
@@ -75,5 +76,6 @@ def build_deps(settings: Settings, redis: Any, transport: httpx.AsyncBaseTranspo
                          lease_s=settings.job_timeout + 60)
     client = model_client(settings, http, bucket)
     client.on_request = record_request  # observe: each paid request is charged to the job that made it
+    client.before_request = check_lease  # fencing: a job whose lease another worker took pays for nothing more
     return Deps(settings=settings, http=http, tokens=tokens, client=client, slots=slots, budget=budget, redis=redis,
                 limits=limits)

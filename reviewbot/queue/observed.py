@@ -16,7 +16,7 @@ from arq import Retry
 from redis.exceptions import RedisError
 
 from reviewbot.catalogue import Price
-from reviewbot.errors import Waiting
+from reviewbot.errors import LeaseLost, Waiting
 from reviewbot.inference.pricing import cost
 from reviewbot.model import Usage
 from reviewbot.observe.jobcontext import ModelRequest, Scope, bind
@@ -71,6 +71,9 @@ def observed(fn: JobFunction, function: str) -> JobFunction:
             except asyncio.CancelledError:
                 end = _cancelled(ctx["settings"], time.time() - started)
                 raise
+            except LeaseLost as exc:  # another worker runs the job now and records how it ends
+                end = End("lease lost", str(exc), final=False)
+                return {"outcome": "lease lost", "reason": str(exc)}
             except Exception as exc:  # recorded, then re-raised for arq to handle as before
                 end = End("error", f"{type(exc).__name__}: {exc}")
                 raise

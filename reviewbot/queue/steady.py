@@ -1,16 +1,21 @@
 """arq's Worker, except that a running job holds a short lease renewed by a heartbeat (a killed worker's job runs
-again within seconds, not after the job timeout) and losing Redis pauses the worker instead of ending it."""
+again within seconds, not after the job timeout), a job that lost its lease stops (fencing), and losing Redis
+pauses the worker instead of ending it."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import secrets
+from typing import Any
 
 from arq import Worker
 from arq.constants import in_progress_key_prefix
 from arq.utils import timestamp_ms
 from redis.exceptions import RedisError, ResponseError, WatchError
+
+from reviewbot.observe.fencing import Lease, context_under
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_S = 5.0
@@ -20,6 +25,12 @@ MAX_BACKOFF_S = 5.0
 # event loop shorter than LEASE_S - RENEW_S does not let a live job be taken over.
 LEASE_S = 15.0
 RENEW_S = 5.0
+# A lease is renewed only while it still holds this worker's token: a lapsed lease that another worker claimed
+# stays theirs, and the first run learns it lost the job (its fencing checks stop it before paying or posting).
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
 
 
 class SteadyWorker(Worker):
@@ -30,6 +41,7 @@ class SteadyWorker(Worker):
 
     _redis_down_since: float | None = None
     _heartbeat: asyncio.Task[None] | None = None
+    _leases: dict[str, Lease] | None = None
 
     async def _poll_iteration(self) -> None:
         try:
@@ -62,6 +74,8 @@ class SteadyWorker(Worker):
     async def _claim(self, job_id: str) -> bool:
         """Mark the job in progress unless another worker has it (or it is deferred), then run it."""
         in_progress_key = in_progress_key_prefix + job_id
+        token = secrets.token_hex(16).encode()  # the fencing token: whoever holds the key with it runs the job
+        claimed_at = self.loop.time()
         async with self.pool.pipeline(transaction=True) as pipe:
             await pipe.watch(in_progress_key)
             ongoing = await pipe.exists(in_progress_key)
@@ -69,13 +83,17 @@ class SteadyWorker(Worker):
             if ongoing or not score or score > timestamp_ms():
                 return False
             pipe.multi()  # type: ignore[no-untyped-call]
-            pipe.psetex(in_progress_key, int(LEASE_S * 1000), b"1")  # a lease, renewed by _renew_leases
+            pipe.psetex(in_progress_key, int(LEASE_S * 1000), token)  # a lease, renewed by _renew_leases
             try:
                 await pipe.execute()
             except (ResponseError, WatchError):
                 return False  # another worker took it in the meantime
-        task = self.loop.create_task(self.run_job(job_id, int(score)))
+        lease = Lease(self.pool, in_progress_key, token, claimed_at + LEASE_S)
+        leases = self._leases = self._leases if self._leases is not None else {}
+        leases[job_id] = lease
+        task = self.loop.create_task(self.run_job(job_id, int(score)), context=context_under(lease))
         task.add_done_callback(lambda _: self._release_sem_dec_counter_on_complete())
+        task.add_done_callback(lambda _: leases.pop(job_id, None) if leases.get(job_id) is lease else None)
         self.tasks[job_id] = task
         if self._heartbeat is None or self._heartbeat.done():
             self._heartbeat = self.loop.create_task(self._renew_leases())
@@ -91,18 +109,47 @@ class SteadyWorker(Worker):
             running = self._running()
             if not running:
                 return
+            leases = [(job_id, lease) for job_id in running if (lease := (self._leases or {}).get(job_id))]
+            asked = self.loop.time()
             try:
                 async with self.pool.pipeline(transaction=False) as pipe:
-                    for job_id in running:
-                        pipe.pexpire(in_progress_key_prefix + job_id, int(LEASE_S * 1000))
+                    for _, lease in leases:
+                        pipe.eval(RENEW, 1, lease.key, lease.token.decode(), str(int(LEASE_S * 1000)))
                     renewed = await pipe.execute()
             except (RedisError, OSError) as exc:  # the next beat tries again; the lease outlives a short outage
                 log.warning("could not renew the leases of running jobs", extra={"error": type(exc).__name__})
                 continue
-            if lapsed := [job_id for job_id, ok in zip(running, renewed, strict=True) if not ok and job_id in
-                          self._running()]:
-                log.warning("a running job's lease had lapsed; another worker may run it too",
+            for (_, lease), ok in zip(leases, renewed, strict=True):
+                if ok:
+                    lease.valid_until = asked + LEASE_S
+                else:
+                    lease.lost = True
+            if lapsed := [job_id for (job_id, _), ok in zip(leases, renewed, strict=True) if not ok]:
+                log.warning("a running job's lease had lapsed; it stops at its next paid request or GitHub write",
                             extra={"jobs": len(lapsed)})
+
+    async def _lost(self, job_id: str) -> bool:
+        """Whether this worker ran `job_id` under a lease another worker has taken since (or that lapsed)."""
+        lease = (self._leases or {}).get(job_id)
+        if lease is None:
+            return False
+        if not lease.lost:
+            with contextlib.suppress(RedisError, OSError):
+                lease.lost = await self.pool.get(lease.key) != lease.token
+        return lease.lost
+
+    async def finish_job(self, job_id: str, *args: Any, **kwargs: Any) -> None:
+        """arq's, except for a job whose lease was lost: its result, retry and queue entry are the new holder's."""
+        if await self._lost(job_id):
+            log.warning("a job that lost its lease ended; its new holder finishes it", extra={"job_id": job_id})
+            return
+        await super().finish_job(job_id, *args, **kwargs)
+
+    async def finish_failed_job(self, job_id: str, result_data: bytes | None) -> None:
+        if await self._lost(job_id):
+            log.warning("a job that lost its lease failed; its new holder finishes it", extra={"job_id": job_id})
+            return
+        await super().finish_failed_job(job_id, result_data)
 
     async def close(self) -> None:
         try:

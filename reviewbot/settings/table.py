@@ -101,7 +101,8 @@ class Settings:
                       "Send PR-description screenshots to the model: auto (when the model is known to read images), "
                       "on, off.")
     max_images: int = env("REVIEWBOT_MAX_IMAGES", p.count, 3,
-                          "GitHub-hosted images from a PR description sent to a model that reads images (0: none).")
+                          "GitHub-hosted images from a PR description downloaded (failed downloads count) and sent to "
+                          "a model that reads images (0: none).")
     max_image_bytes: int = env("REVIEWBOT_MAX_IMAGE_BYTES", p.count, 5_000_000,
                                "Largest image downloaded, and the most bytes of images one review downloads.")
     max_image_pixels: int = env("REVIEWBOT_MAX_IMAGE_PIXELS", p.count, 40_000_000,

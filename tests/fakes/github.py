@@ -228,6 +228,13 @@ class FakeGitHub(GitHubState):
             self.attachments[asset] = (content_type, data)
             return f"{self.base_url}/user-attachments/assets/{asset}"
 
+    def add_redirecting_attachment(self, location: str) -> str:
+        """An attachment URL that GitHub answers with a redirect to `location` (as it does to signed storage)."""
+        with self.lock:
+            asset = f"{len(self.attachments) + len(self.attachment_redirects) + 1:08d}-moved-{secrets.token_hex(4)}"
+            self.attachment_redirects[asset] = location
+            return f"{self.base_url}/user-attachments/assets/{asset}"
+
     def add_delivery(self, guid: str, status_code: int, *, event: str = "pull_request",
                      action: str | None = "opened", delivered_at: str | None = None,
                      redelivery: bool = False) -> dict[str, Any]:

@@ -222,7 +222,10 @@ def add_reply(state: GitHubState, repo: str, number: int, parent_id: int, body: 
 
 def get_attachment(state: GitHubState, call: Call) -> Reply:
     """`https://github.com/user-attachments/assets/<id>`: an attachment, for a token that may read the repository.
-    (GitHub redirects to signed storage; serving the bytes here keeps the fake to one host.)"""
+    (GitHub redirects to signed storage; serving the bytes here keeps the fake to one host, unless a test sets
+    where an asset redirects to.)"""
+    if (location := state.attachment_redirects.get(call.params["asset_id"])) is not None:
+        return Reply(status=302, text=b"", media_type="text/html", headers={"location": location})
     found = state.attachments.get(call.params["asset_id"])
     if found is None:
         raise not_found()

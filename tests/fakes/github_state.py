@@ -190,6 +190,7 @@ class GitHubState:
             self.suites: dict[tuple[str, str], int] = {}  # (repo, head SHA) -> the App's check suite there
             # Files attached to descriptions and comments: asset id -> (content type, bytes).
             self.attachments: dict[str, tuple[str, bytes]] = {}
+            self.attachment_redirects: dict[str, str] = {}  # asset id -> where GitHub sends it (signed storage)
 
     def suite_id(self, repo: str, head_sha: str) -> int:
         """GitHub makes one check suite per App and commit: every check run of ours on that commit is in it."""

@@ -12,7 +12,7 @@ from arq import Retry
 from redis.exceptions import RedisError
 
 from reviewbot.app.port import GitHubPort, PullInfo
-from reviewbot.errors import ModelBusy, PermanentError, RetryableError, Waiting
+from reviewbot.errors import LeaseLost, ModelBusy, PermanentError, RetryableError, Waiting
 from reviewbot.inference.budget import BudgetBusy, BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.verify_request import StructuredVerifier
@@ -22,6 +22,7 @@ from reviewbot.jobs.pr_review.post_review import already_posted, publish
 from reviewbot.jobs.pr_review.pr_prompt import pr_prompt
 from reviewbot.jobs.pr_review.screenshots import screenshots
 from reviewbot.learnings_store import Learnings, from_config
+from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current, note_review
 from reviewbot.queue import keys, retries
 from reviewbot.queue.request import ReviewRequest
@@ -102,13 +103,16 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         await check.fail(str(exc))
         await RedisMemo(redis, job_id).clear()
         return {"outcome": "failed", "reason": str(exc)}
+    except LeaseLost:
+        raise  # another worker runs this review now: the check run is its to finish
     except Exception:
         await _crashed(check, job)
         raise
     finally:
         port.close()
         with contextlib.suppress(RedisError):  # else the hold lapses by itself after the job's lease
-            await deps.budget.release(installation_id, repo, job_id)
+            if not lease_lost():  # a lost lease's hold (same job id) is the new holder's
+                await deps.budget.release(installation_id, repo, job_id)
 
 
 async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, request: ReviewRequest, job_id: str,
@@ -156,7 +160,8 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, reques
             await redis.set(reviewed, "1", ex=keys.DELIVERY_TTL)
         outcome["full"] = full
     finally:
-        await deps.slots.release(installation_id, job_id)
+        if not lease_lost():
+            await deps.slots.release(installation_id, job_id)
     await retries.forget(redis, job_id)
     await RedisMemo(redis, job_id).clear()
     log.info("review finished", extra={**job, "outcome": outcome["outcome"]})

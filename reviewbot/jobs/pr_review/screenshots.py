@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.catalogue import supports_vision
 from reviewbot.errors import GitHubError, GitHubRetryable
 from reviewbot.review.prompt.images import ImageRef, describe, find_images, image_parts
-from reviewbot.review.prompt.pixels import check_image
+from reviewbot.review.prompt.pixels import Checked, check_image
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort, PullInfo
@@ -17,8 +19,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-async def screenshots(port: GitHubPort, settings: Settings, repo: str,
-                      pull: PullInfo) -> tuple[list[dict[str, Any]], list[str]]:
+async def screenshots(port: GitHubPort, settings: Settings, repo: str, pull: PullInfo, *,
+                      check: Callable[[bytes, str, int, int], Checked] = check_image,
+                      ) -> tuple[list[dict[str, Any]], list[str]]:
     """(content parts for the model, coverage notes saying which images were seen and which skipped and why).
     Nothing is fetched for a model without vision, and nothing outside GitHub's attachments ever."""
     refs = find_images(pull.body, repo, settings.github_url)
@@ -29,15 +32,16 @@ async def screenshots(port: GitHubPort, settings: Settings, repo: str,
                     "images (REVIEWBOT_VISION=on sends them)"]
     notes: list[str] = []
     sent: list[tuple[ImageRef, str]] = []
-    spent = 0
+    spent = tried = 0
     for ref in refs:
         name = describe(ref.url)
         if not ref.allowed:
             notes.append(f"image {name} skipped: {ref.reason}")
             continue
-        if len(sent) >= settings.max_images:
+        if tried >= settings.max_images:  # failed downloads count too: broken links never cost a request each
             notes.append(f"image {name} skipped: more than REVIEWBOT_MAX_IMAGES ({settings.max_images})")
             continue
+        tried += 1
         left = settings.max_image_bytes - spent
         try:
             kind, data = await port.download_image(ref.url, max(0, left))
@@ -45,7 +49,9 @@ async def screenshots(port: GitHubPort, settings: Settings, repo: str,
             notes.append(f"image {name} skipped: {exc}")
             continue
         spent += len(data)
-        checked = check_image(data, kind, settings.max_image_bytes, settings.max_image_pixels)
+        # Decoding and downscaling take up to seconds: off the event loop, whose heartbeat keeps the job's lease.
+        checked = await asyncio.to_thread(check, data, kind, settings.max_image_bytes,
+                                          settings.max_image_pixels)
         if checked.reason:
             notes.append(f"image {name} skipped: {checked.reason}")
             continue

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.review.findings.schema import OutputInvalid, first_json
+from reviewbot.review.publish.cutting import bounded
 from reviewbot.review.publish.markdown import fence, neutralize
 
 THREAD_HEADER = "## Question in a review thread"
@@ -79,7 +80,7 @@ def parse_answer(text: str | None) -> str:
 
 def answer_body(answer: str) -> str:
     """What is posted: the model's text made safe (no mentions, images or HTML), bounded."""
-    return neutralize(answer)[:60_000]
+    return bounded(neutralize(answer), 60_000)
 
 
 def dismissal_reply(reason: str, author: str, forget_hint: str) -> str:

@@ -14,6 +14,7 @@ from reviewbot.review.findings.schema import SEVERITY_RANK, FileNote, Finding
 from reviewbot.review.findings.security import security_section
 from reviewbot.review.findings.verification import Checks
 from reviewbot.review.prompt.coverage import Coverage, coverage_line, render_coverage
+from reviewbot.review.publish.cutting import bounded
 from reviewbot.review.publish.redaction import redact
 from reviewbot.review.publish.safemd import LinkPolicy, fence, safe_inline, safe_markdown
 
@@ -31,7 +32,7 @@ def neutralize(text: str, policy: LinkPolicy | None = None) -> str:
 
 def plain(text: str) -> str:
     """Text GitHub shows as is (check-run annotations): no secrets, no pings; Markdown would only show escapes."""
-    return re.sub(r"(?<![\w`])@(?=[A-Za-z0-9])", "@\u200d", redact(text))
+    return re.sub(r"(?<!\w)@(?=[A-Za-z0-9])", "@\u200d", redact(text))
 
 
 def neutralize_inline(text: str, policy: LinkPolicy | None = None) -> str:
@@ -216,7 +217,7 @@ def _finding_line(f: Finding, links: Links) -> str:
 
 def _cell(text: str) -> str:
     """One table cell: every pipe escaped (GitHub's table parser splits cells before it sees code spans)."""
-    return re.sub(r"(?<!\\)\|", r"\\|", " ".join(text.split()))[:300]
+    return bounded(re.sub(r"(?<!\\)\|", r"\\|", " ".join(text.split())), 300, "…")
 
 
 def posted_findings(report: ReviewReport, overflow: Sequence[Finding] = ()) -> list[Finding]:
@@ -245,6 +246,4 @@ def check_title(findings: Sequence[Finding]) -> str:
 
 
 def _bounded(text: str) -> str:
-    if len(text) <= MAX_BODY:
-        return text
-    return text[:MAX_BODY] + "\n\n…(truncated)"
+    return bounded(text, MAX_BODY)

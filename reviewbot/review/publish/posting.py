@@ -13,6 +13,7 @@ from reviewbot.review.findings.anchoring import Anchored, Placement
 from reviewbot.review.findings.dismissals import Learning, held_back
 from reviewbot.review.findings.fingerprints import anchored_code, code_key, fingerprint, marker, review_marker
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
+from reviewbot.review.publish.cutting import bounded
 from reviewbot.review.publish.markdown import (
     BodyNotes,
     Links,
@@ -141,5 +142,5 @@ def without_inline(payload: dict[str, Any], reason: str) -> dict[str, Any]:
     moved = "\n".join(f"- {code_span(c['path'])} line {c['line']}: {c['body'].splitlines()[0]}"
                       for c in payload["comments"])
     text, _, trailer = payload["body"].rpartition("\n")  # the marker stays the last line
-    body = text[:60_000] + f"\n\n#### Comments GitHub would not place inline ({reason})\n\n{moved}"
-    return {**payload, "body": body[:64_000] + "\n" + trailer, "comments": []}
+    body = bounded(text, 60_000) + f"\n\n#### Comments GitHub would not place inline ({reason})\n\n{moved}"
+    return {**payload, "body": bounded(body, 64_000) + "\n" + trailer, "comments": []}

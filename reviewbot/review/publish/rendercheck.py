@@ -11,7 +11,7 @@ from reviewbot.review.publish.safemd import LinkPolicy, parser
 MARKDOWN_TAGS = frozenset({"p", "em", "strong", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li",
                            "blockquote", "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "s", "del", "a"})
 LAYOUT_TAGS = frozenset({"details", "summary", "sub"})  # what reviewbot itself writes around the model's text
-_MENTION = re.compile(r"(?<![\w`])@[A-Za-z0-9]")
+_MENTION = re.compile(r"(?<!\w)@[A-Za-z0-9]")  # as GitHub: outside <code>/<pre>, after any non-word character
 
 
 class _Hazards(HTMLParser):

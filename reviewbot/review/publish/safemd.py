@@ -16,7 +16,9 @@ from markdown_it.tree import SyntaxTreeNode
 # escaped; the rest only where they could start a block or emphasis, so prose stays readable in the source.
 _ALWAYS = frozenset("\\`*[]<>&|~$#!")
 _AT_START = frozenset("-+=")
-_MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")  # GitHub's users and org/teams: a word character after @
+# GitHub's users and org/teams: a word character after @, anything but a word character before it (a backtick
+# too: this runs on text tokens, which the parser has already told apart from code spans, escapes resolved).
+_MENTION = re.compile(r"(?<!\w)@(?=[A-Za-z0-9])")
 _INFO = re.compile(r"[^A-Za-z0-9_+.#-]")
 
 

@@ -43,3 +43,39 @@ def test_vision_by_model_and_by_override() -> None:
     assert supports_vision("@cf/moonshotai/kimi-k2.6") and not supports_vision("@cf/meta/llama-3.1-8b-instruct")
     assert supports_vision("@cf/meta/llama-3.1-8b-instruct", "on") and not supports_vision(
         "@cf/moonshotai/kimi-k2.6", "off")
+
+
+def test_dot_segments_encoded_slashes_and_backslashes_are_refused_before_matching() -> None:
+    base = "https://github.com/user-attachments/assets"
+    tricks = {"a": f"{base}/../../repos/acme/widgets/contents/.env", "b": f"{base}/%2e%2e/%2E%2E/settings",
+              "c": f"{base}/..%2F..%2Fsettings", "d": "https://github.com/acme/widgets/assets/../../other/x/assets/1",
+              "e": f"{base}/..\\..\\settings", "f": f"{base}/./1f2e", "g": f"{base}/1f2e%5C..%5Cx",
+              "h": "https://private-user-images.githubusercontent.com/1/../../x.png"}
+    body = " ".join(f"![{alt}]({url})" for alt, url in tricks.items())
+    found = {r.alt: r.reason for r in find_images(body, "acme/widgets")}
+    assert set(found) == set(tricks) and all(found.values()), found
+    assert found["a"] == "a dot segment in the path" and "encoded slash" in found["c"]
+
+
+def test_on_an_enterprise_server_githubusercontent_urls_are_not_attachments() -> None:
+    body = ("![a](https://ghes.example.com/user-attachments/assets/1f2e)"
+            " ![c](https://private-user-images.githubusercontent.com/1/x.png?jwt=t)"
+            " ![d](https://user-images.githubusercontent.com/1/x.png)")
+    found = {r.alt: r.reason for r in find_images(body, "acme/widgets", "https://ghes.example.com")}
+    assert found == {"a": "", "c": "hosted outside this GitHub Enterprise Server",
+                     "d": "hosted outside this GitHub Enterprise Server"}
+
+
+def test_pillow_parses_only_the_four_formats_so_a_tiff_labelled_png_is_refused_unread() -> None:
+    out = io.BytesIO()
+    Image.new("RGB", (40, 20)).save(out, format="TIFF")
+    checked = check_image(out.getvalue(), "image/png", 10**6, 10**6)
+    assert checked.reason == "not a readable image (UnidentifiedImageError)"  # no TIFF parser ran
+
+
+def test_a_photo_is_turned_upright_by_its_exif_orientation() -> None:
+    out = io.BytesIO()
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: the camera was turned; rotate 90° clockwise to view
+    Image.new("RGB", (200, 100), (10, 200, 10)).save(out, format="JPEG", exif=exif)
+    assert check_image(out.getvalue(), "image/jpeg", 10**6, 10**6).size == (100, 200)
