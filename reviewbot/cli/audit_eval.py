@@ -28,6 +28,15 @@ def add(sub: Subparsers) -> None:
     ev.add_argument("--case", action="append", default=[], help="run only this case (repeatable)")
     ev.add_argument("--record", action="store_true", help="save the real model's answers as each case's "
                                                           "recorded.json, for --model fake")
+    bench = ev.add_argument_group("a public benchmark of real pull requests (withmartian's code-review-benchmark)")
+    bench.add_argument("--benchmark", type=Path, help="the benchmark's golden-comment JSON files (a directory); "
+                                                      "replaces --suite")
+    bench.add_argument("--repos", type=Path, help="local clones: REPOS/OWNER/NAME, REPOS/NAME or REPOS/<file stem>")
+    bench.add_argument("--base-ref", help="the branch pull requests went into (default: each clone's origin/HEAD)")
+    bench.add_argument("--out", type=Path, default=Path("benchmark-results"),
+                       help="where candidates.json and benchmark_data.json go (default: benchmark-results)")
+    bench.add_argument("--no-judge", action="store_true", help="only write the candidates; skip the built-in judge")
+    bench.add_argument("--pr", action="append", default=[], help="only this pull request URL (repeatable)")
     audit.set_defaults(handler=_run)
     ev.set_defaults(handler=_run)
 
@@ -39,6 +48,10 @@ def _run(args: argparse.Namespace) -> int:
 
         return audit_command(settings, args.repo, args.dir, args.report, restart=args.restart,
                              parallel=args.parallel, chunk_tokens=args.chunk_tokens)
+    if args.benchmark is not None:
+        from reviewbot.cli.benchmark import benchmark_command
+
+        return benchmark_command(settings, args)
     from reviewbot.cli.evaluate import eval_command
 
     return eval_command(settings, args)

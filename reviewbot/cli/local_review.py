@@ -10,13 +10,10 @@ from typing import Any
 
 from reviewbot.catalogue import DEFAULT_PRICES
 from reviewbot.inference.pricing import cost
-from reviewbot.repos.index_store import SqliteIndex
-from reviewbot.repos.localgit import LocalChange, read_local_change
-from reviewbot.review.config import CONFIG_PATH, parse_config, precision, read_options
-from reviewbot.review.context.snapshot import MemorySnapshot
-from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, prepare, run_review
+from reviewbot.repos.localgit import read_local_change
+from reviewbot.repos.localinput import local_input
+from reviewbot.review.engine import ReviewInput, ReviewResult, prepare, run_review
 from reviewbot.review.prompt.plan import Plan
-from reviewbot.review.prompt.sections import PromptInput
 from reviewbot.settings import Settings
 from reviewbot.stores import FileStores, branch_layout_key
 
@@ -27,7 +24,7 @@ def review_command(settings: Settings, repo: Path, base: str, head: str, fmt: st
     change = read_local_change(repo, base, head)
     stores = FileStores(settings.data_dir)
     key = branch_layout_key(change.identity, change.branch)
-    inp = _input(settings, change, stores, key)
+    inp = local_input(settings, change, stores, key)
     if dry_run:
         print(_dry_run(settings, inp, prepare(inp), fmt, change.branch))
         return 0
@@ -38,19 +35,6 @@ def review_command(settings: Settings, repo: Path, base: str, head: str, fmt: st
         stores.observe(settings.model, result.prompt.chars, result.report.usage.prompt_tokens)
     print(_as_json(result) if fmt == "json" else _as_markdown(result))
     return 0
-
-
-def _input(settings: Settings, change: LocalChange, stores: FileStores, key: str) -> ReviewInput:
-    snapshot = change.snapshot or MemorySnapshot(change.base_files)
-    options, warnings = read_options(snapshot, settings.prompt_budget,  # the base version, as for PRs
-                                     changed=[f.path for f in change.diff.files])
-    prompt = PromptInput(title=change.title, description=change.description, diff=change.diff,
-                         base_files=change.base_files, snapshot=snapshot, options=options,
-                         chars_per_token=stores.calibration(settings.model).chars_per_token, notes=warnings,
-                         index=SqliteIndex(settings.data_dir / "index") if change.snapshot is not None else None)
-    return ReviewInput(prompt=prompt, affinity=affinity_id("local", change.identity, change.branch),
-                       previous_layout=stores.load_layout(key),
-                       precision=precision(parse_config(snapshot.read(CONFIG_PATH)).config))
 
 
 async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:

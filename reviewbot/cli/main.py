@@ -6,17 +6,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from reviewbot.cli import audit_eval, github_app, learnings, repo_config, review, service, usage
+from reviewbot.cli import action, audit_eval, github_app, learnings, repo_config, review, service, usage
 from reviewbot.errors import ReviewbotError
 
-FAMILIES = (service, review, audit_eval, github_app, repo_config, usage, learnings)
+FAMILIES = (service, review, audit_eval, github_app, repo_config, usage, learnings, action)
 
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="reviewbot",
         description="The `reviewbot` command: serve, worker, review, audit, eval, setup, doctor, redeliver, "
-                    "config, usage, learnings.")
+                    "config, usage, learnings, action.")
     sub = top.add_subparsers(dest="command", required=True)
     for family in FAMILIES:
         family.add(sub)

@@ -13,6 +13,7 @@ import httpx
 from pydantic import ValidationError
 
 from reviewbot.errors import ConfigError, ModelQueued, ReviewbotError
+from reviewbot.eval.candidates import posted
 from reviewbot.eval.scoring import CaseResult, Judge, match
 from reviewbot.eval.replay import Recorder, Replay
 from reviewbot.eval.suite import Case
@@ -26,7 +27,6 @@ from reviewbot.review.config import RepoConfig, context_options, precision
 from reviewbot.review.prompt.sections import PromptInput
 from reviewbot.review.engine import ReviewInput, ReviewResult, affinity_id, run_review
 from reviewbot.review.findings.refine import ReviewerPort as Reviewer
-from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.review.findings.refine import VerifierPort as Verifier
 from reviewbot.settings import Settings
 
@@ -56,17 +56,15 @@ async def run_case(case: Case, settings: Settings, http: httpx.AsyncClient | Non
             async with httpx.AsyncClient(transport=replay.transport()) as fake:
                 client = ModelClient(http=fake, base_url=REPLAY_URL, model=settings.model, api_token=None,
                                      prices=settings.prices, max_attempts=1)
-                result = await _review(inp, client, tools, settings, None)
+                result = await review_with(inp, client, tools, settings, None)
         else:
             assert http is not None
             record_to = case.root / "recorded.json" if options.record else None
-            result = await _review(inp, model_client(settings, http), tools, settings, record_to)
+            result = await review_with(inp, model_client(settings, http), tools, settings, record_to)
     except ReviewbotError as exc:
         log.warning("case failed", extra={"case": case.name, "error": str(exc)})
         return CaseResult(case.name, case.language, case.clean, len(case.expected), (), 0, error=str(exc))
-    threshold = SEVERITY_RANK[config.severity_threshold]
-    placed = [a.finding for a in result.report.placement.inline] + list(result.report.placement.outside)
-    reported = tuple(f for f in placed if SEVERITY_RANK[f.severity] <= threshold)
+    reported = posted(result, config.severity_threshold)
     checks = result.report.checks
     return CaseResult(case.name, case.language, case.clean, len(case.expected), reported,
                       match(case.expected, reported, judge), usage=result.report.usage,
@@ -80,7 +78,7 @@ def case_config(case: Case, options: RunOptions) -> RepoConfig:
         raise ConfigError(f"{case.name}: invalid config in expected.json: {exc.errors()[0]['msg']}") from None
 
 
-async def _review(inp: ReviewInput, client: ModelClient, tools: RepoTools | None, settings: Settings,
+async def review_with(inp: ReviewInput, client: ModelClient, tools: RepoTools | None, settings: Settings,
                   record_to: Path | None) -> ReviewResult:
     structured = StructuredReviewer(client, memo=MemoryMemo(), tools=tools, max_turns=settings.max_tool_turns,
                                     token_budget=settings.review_token_budget)

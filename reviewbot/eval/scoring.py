@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from reviewbot.eval.suite import Expected
 from reviewbot.model import Usage
@@ -12,6 +12,8 @@ from reviewbot.review.findings.schema import Finding
 
 SLACK = 3  # lines either side: models anchor on the line before or after the one a person would pick
 Judge = Callable[[Expected, Finding], bool]
+E = TypeVar("E")
+R = TypeVar("R")
 
 
 def near(expected: Expected, finding: Finding) -> bool:
@@ -49,7 +51,7 @@ class CaseResult:
         return self.expected - self.true_positives
 
 
-def match(expected: Sequence[Expected], reported: Sequence[Finding], judge: Judge) -> int:
+def match(expected: Sequence[E], reported: Sequence[R], judge: Callable[[E, R], bool]) -> int:
     """True positives: each expected finding takes the first unmatched report the judge accepts; a second report
     of the same problem is a false positive (duplicates are noise to the reader too)."""
     free = list(range(len(reported)))

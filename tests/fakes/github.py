@@ -41,6 +41,7 @@ from tests.fakes.github_state import (
     Fault,
     GitHubState,
     Installation,
+    IssuedToken,
     PullRequest,
     RateWindow,
     RecordedCall,
@@ -295,6 +296,14 @@ class FakeGitHub(GitHubState):
         with self.lock:
             for token in self.tokens.values():
                 token.revoked = True
+
+    def workflow_token(self, installation_id: int) -> str:
+        """A token like the `GITHUB_TOKEN` of a workflow run: an installation token handed to the job (GitHub's
+        Actions App's), which the job uses as it is and never asks for with a JWT."""
+        token = "ghs_" + "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(36))
+        with self.lock:
+            self.tokens[token] = IssuedToken(installation_id=installation_id, expires_at=time.time() + 3600)
+        return token
 
     def inject(
         self,

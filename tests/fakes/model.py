@@ -432,3 +432,36 @@ async def _sse(completion: dict[str, Any], include_usage: bool) -> AsyncIterator
     if include_usage:
         yield f"data: {json.dumps({**base, 'choices': [], 'usage': completion['usage']})}\n\n"
     yield "data: [DONE]\n\n"
+
+
+# The built-in benchmark judge's request (reviewbot.eval.judge): one user message starting with this header, then
+# "### Golden N" and "### Comment N" blocks, each heading followed by a blank line and the text.
+JUDGE_HEADER = "## Match review comments to golden comments"
+_JUDGE_BLOCK = re.compile(r"^### (Golden|Comment) (\d+)\n\n(.*)$", re.MULTILINE)
+
+
+def judge_lists(request_json: dict[str, Any]) -> tuple[list[str], list[str]] | None:
+    """(golden comments, review comments) a judge request compares, or None for any other request."""
+    for message in request_json.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if message.get("role") == "user" and isinstance(content, str) and content.startswith(JUDGE_HEADER):
+            blocks = _JUDGE_BLOCK.findall(content)
+            return [t for kind, _, t in blocks if kind == "Golden"], [t for kind, _, t in blocks if kind == "Comment"]
+    return None
+
+
+def judging(review: Callable[[dict[str, Any]], str],
+            same: Callable[[str, str], bool]) -> Callable[[dict[str, Any]], str]:
+    """A `default` for benchmark runs: judge requests get the pairs `same(golden, comment)` accepts; every other
+    request goes to `review` (for example an `answering(...)`)."""
+
+    def answer(request_json: dict[str, Any]) -> str:
+        lists = judge_lists(request_json)
+        if lists is None:
+            return review(request_json)
+        golden, comments = lists
+        return json.dumps({"matches": [{"golden": g, "comments": [c for c, text in enumerate(comments, 1)
+                                                                   if same(gold, text)], "reason": "fake judge"}
+                                       for g, gold in enumerate(golden, 1)]})
+
+    return answer

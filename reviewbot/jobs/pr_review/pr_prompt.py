@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.inference.tools import RepoTools
@@ -13,11 +13,11 @@ from reviewbot.review.config import RepoConfig, context_options, precision
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id
 from reviewbot.review.prompt.sections import PromptInput
-from reviewbot.stores import RedisStores, pr_layout_key
+from reviewbot.stores import RedisLike, RedisStores, pr_layout_key
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort, PullInfo
-    from reviewbot.jobs.deps import Deps
+    from reviewbot.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -30,22 +30,23 @@ class PrPrompt:
     layout_key: str
 
 
-async def pr_prompt(deps: Deps, port: GitHubPort, redis: Any, installation_id: int, repo: str, pull: PullInfo,
-                    config: RepoConfig, notes: tuple[str, ...] = ()) -> PrPrompt:
-    """The diff, the base tree from the repository cache, the PR's last layout (to keep its prefix) and the
-    calibrated estimate; `notes` go to the prompt's last section, where they cost no cached prefix."""
+async def pr_prompt(settings: Settings, port: GitHubPort, redis: RedisLike, installation_id: int, repo: str,
+                    pull: PullInfo, config: RepoConfig, notes: tuple[str, ...] = ()) -> PrPrompt:
+    """The diff, the base tree from the repository cache, the PR's last layout (to keep its prefix; in `redis`, the
+    service's or the Action's in-memory stand-in) and the calibrated estimate; `notes` go to the prompt's last
+    section, where they cost no cached prefix."""
     diff_text, unseen = await load_diff(port, repo, pull.number, pull.base_sha, pull.head_sha)
     diff = parse_diff(diff_text)
-    snapshot, root = await base_snapshot(deps, port, repo, pull, diff)
+    snapshot, root = await base_snapshot(settings, port, repo, pull, diff)
     stores = RedisStores(redis)
     layout_key = pr_layout_key(repo, pull.number)
-    calibration = await stores.calibration(deps.settings.model)
-    tools = RepoTools(root) if root is not None and deps.settings.max_tool_turns > 0 else None
-    options = context_options(config, deps.settings.prompt_budget, [f.path for f in diff.files],
+    calibration = await stores.calibration(settings.model)
+    tools = RepoTools(root) if root is not None and settings.max_tool_turns > 0 else None
+    options = context_options(config, settings.prompt_budget, [f.path for f in diff.files],
                               tools=tools is not None)
     prompt = PromptInput(title=pull.title, description=pull.body, diff=diff, base_files={}, snapshot=snapshot,
                          options=options, chars_per_token=calibration.chars_per_token, notes=notes,
-                         index=SqliteIndex(deps.settings.data_dir / "index") if root is not None else None)
+                         index=SqliteIndex(settings.data_dir / "index") if root is not None else None)
     review_input = ReviewInput(prompt=prompt, affinity=affinity_id("pr", installation_id, repo, pull.number),
                                previous_layout=await stores.load_layout(layout_key), precision=precision(config))
     return PrPrompt(review_input, diff, tuple(unseen), tools, stores, layout_key)

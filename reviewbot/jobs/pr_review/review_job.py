@@ -216,7 +216,7 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
     security = request.trigger == SECURITY_TRIGGER or bool(await redis.get(keys.security_key(job_id)))
     config = with_security(loaded.config) if security else loaded.config
     images, image_notes = await screenshots(port, deps.settings, repo, pull)
-    built = await pr_prompt(deps, port, redis, request.installation_id, repo, pull, config, tuple(image_notes))
+    built = await pr_prompt(deps.settings, port, redis, request.installation_id, repo, pull, config, tuple(image_notes))
     review_input, diff, tools, stores = built.review_input, built.diff, built.tools, built.stores
 
     async def gate(held_tokens: int, held_usd: float) -> None:

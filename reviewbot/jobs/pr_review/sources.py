@@ -14,19 +14,19 @@ from reviewbot.review.context.snapshot import MemorySnapshot, Snapshot
 from reviewbot.review.diff.parse import ParsedDiff
 
 if TYPE_CHECKING:
-    from reviewbot.jobs.deps import Deps
+    from reviewbot.settings import Settings
 
 log = logging.getLogger(__name__)
 MAX_CONTEXT_FILES = 60
 MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed with the contents-API fallback
 
 
-async def base_snapshot(deps: Deps, port: GitHubPort, repo: str, pull: PullInfo,
+async def base_snapshot(settings: Settings, port: GitHubPort, repo: str, pull: PullInfo,
                          diff: ParsedDiff) -> tuple[Snapshot, Path | None]:
     """The base tree from the repository cache (one tarball per base commit, reused by every re-review) and
     its directory for the tools; without it (archive refused or too big), the changed files through the
     contents API and no tools."""
-    cache = RepoCache(deps.settings.data_dir / "repos", deps.settings.repo_cache_mb * 1_000_000)
+    cache = RepoCache(settings.data_dir / "repos", settings.repo_cache_mb * 1_000_000)
 
     async def download(dest: Path) -> None:
         await port.download_tarball(repo, pull.base_sha, dest, MAX_ARCHIVE_BYTES)

@@ -30,7 +30,7 @@ async def ask_model(deps: Deps, port: GitHubPort, redis: Any, installation_id: i
     the thread as the last turn, and ask on the review's session: the shared prefix comes from the cache."""
     pull = await port.get_pull(repo, number)
     loaded = await load_config(port, repo, pull.base_ref)
-    built = await pr_prompt(deps, port, redis, installation_id, repo, pull, loaded.config)
+    built = await pr_prompt(deps.settings, port, redis, installation_id, repo, pull, loaded.config)
     review_input, tools, affinity = built.review_input, built.tools, built.review_input.affinity
     # Context selection is a second of CPU: not on the event loop.
     messages = (await asyncio.to_thread(prepare, review_input)).prompt.messages

@@ -1,0 +1,53 @@
+"""`@reviewbot review | full review | security-review | help` in a pull request comment, answered by the Action
+(an `issue_comment` workflow) with the App's rules: writers only, bots never."""
+
+from __future__ import annotations
+
+import logging
+
+from reviewbot.action.reviewing import Outcome, Run, review_in_action
+from reviewbot.comment_commands import help_text
+from reviewbot.errors import GitHubError
+from reviewbot.queue.request import ReviewRequest
+from reviewbot.review.findings.security import SECURITY_TRIGGER
+from reviewbot.webhooks.events import CommentCommand
+
+log = logging.getLogger(__name__)
+MAY_SPEND = frozenset({"admin", "maintain", "write"})
+NOT_ALLOWED = ("Thanks for asking! Reviews can only be started by people with write access to this repository, "
+               "so a maintainer needs to ask for one.")
+NO_STATE = ("`{name} {verb}` needs reviewbot's server, which keeps state between runs; in the GitHub Action, "
+            "automatic reviews follow the workflow's `on:` triggers (filter them with `if:` on a label, for example).")
+
+
+async def run_command(run: Run, command: CommentCommand) -> Outcome:
+    port, repo, number, verb, name = run.port, command.repo, command.number, command.command.verb, command.command.name
+    try:
+        await port.add_reaction(repo, command.comment_id, "eyes")  # heard, before anything slow
+    except GitHubError as exc:  # a token without the permission still reviews; the reaction is a courtesy
+        log.warning("could not react to the comment", extra={"error": str(exc)})
+    if not command.trusted and await _permission(run, repo, command.author) not in MAY_SPEND:
+        await port.create_issue_comment(repo, number, NOT_ALLOWED)
+        return Outcome("skipped", f"{command.author} may not start reviews (no write access)")
+    if verb in ("review", "full review", "security-review"):
+        pull = await port.get_pull(repo, number)
+        if pull.state != "open":
+            await port.create_issue_comment(repo, number, "This pull request is closed; nothing to review.")
+            return Outcome("skipped", "the pull request is closed")
+        trigger = SECURITY_TRIGGER if verb == "security-review" else "comment"
+        return await review_in_action(run, ReviewRequest(0, repo, number, pull.head_sha, trigger=trigger,
+                                                         full=verb != "review", run=run.run_id))
+    if verb in ("pause", "resume"):
+        await port.create_issue_comment(repo, number, NO_STATE.format(name=f"@{name}", verb=verb))
+        return Outcome("skipped", f"{verb} is not available in the GitHub Action")
+    prefix = "" if verb == "help" else "I did not understand that command.\n\n"
+    await port.create_issue_comment(repo, number, prefix + help_text(name))
+    return Outcome("skipped", "answered with the list of commands")
+
+
+async def _permission(run: Run, repo: str, author: str) -> str:
+    try:
+        return await run.port.permission(repo, author)
+    except GitHubError as exc:  # the token may not read collaborators: nobody unproven may spend the team's money
+        log.warning("could not read the author's permission", extra={"error": str(exc)})
+        return "none"

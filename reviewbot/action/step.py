@@ -1,0 +1,96 @@
+"""`reviewbot action`: decide from the event, review or answer the command, write the step summary, pick the exit
+code (1 when a finding reaches the blocking severity, 2 when the review could not be done)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any, get_args
+
+import httpx
+
+from reviewbot.action.commands import run_command
+from reviewbot.action.environment import ActionEnv
+from reviewbot.action.permissions import FORK_NOTE
+from reviewbot.action.reviewing import Outcome, Run, review_in_action
+from reviewbot.action.trigger import action_decision
+from reviewbot.app.port import GitHubPort
+from reviewbot.errors import ConfigError, PermanentError, RetryableError
+from reviewbot.inference.factory import model_client
+from reviewbot.queue.request import ReviewRequest
+from reviewbot.review.findings.schema import Severity
+from reviewbot.review.publish.markdown import neutralize
+from reviewbot.webhooks.events import CommentCommand
+
+log = logging.getLogger(__name__)
+BLOCKED, FAILED = 1, 2
+REVIEW_VERBS = frozenset({"review", "full review", "security-review"})
+
+
+async def run_action(env: ActionEnv) -> int:
+    if env.blocking_severity is not None and env.blocking_severity not in get_args(Severity):
+        raise ConfigError(f"blocking-severity must be one of {', '.join(get_args(Severity))} (or empty), not "
+                          f"{env.blocking_severity!r}")
+    decision = action_decision(env)
+    if not isinstance(decision, ReviewRequest | CommentCommand):
+        reason = getattr(decision, "reason", type(decision).__name__)
+        print(f"reviewbot: nothing to do: {reason}")
+        _summary(env, f"Nothing to do: {reason}.")
+        return 0
+    missing = env.settings.missing_for_model()
+    if missing and (isinstance(decision, ReviewRequest) or decision.command.verb in REVIEW_VERBS):
+        fork = env.event_name == "pull_request" and _from_fork(env.event)
+        raise ConfigError(f"reviewbot action needs: {', '.join(missing)} (the action's `api-token` input, from a "
+                          "secret)" + (f". {FORK_NOTE}" if fork else ""))
+    assert env.settings.github_token is not None  # from_environ refuses an environment without one
+    port = GitHubPort(env.settings.github_token, env.settings.github_api_url)
+    try:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(env.settings.model_timeout, connect=10.0)) as http:
+            run = Run(env.settings, port, model_client(env.settings, http), env.run_id, env.blocking_severity)
+            try:
+                if isinstance(decision, ReviewRequest):
+                    outcome = await review_in_action(run, decision)
+                else:
+                    outcome = await run_command(run, decision)
+            except (PermanentError, RetryableError) as exc:  # before the check run existed, or while opening it
+                outcome = Outcome("failed", str(exc))
+    finally:
+        port.close()
+    return _finish(env, outcome)
+
+
+def _finish(env: ActionEnv, outcome: Outcome) -> int:
+    if outcome.outcome == "failed":
+        print(f"::error title=reviewbot::{_one_line(outcome.reason)}", file=sys.stderr)
+        _summary(env, f"**The review failed.** {neutralize(outcome.reason)}")
+        return FAILED
+    if outcome.conclusion is None:
+        print(f"reviewbot: {outcome.outcome}: {outcome.reason}")
+        _summary(env, f"Review {outcome.outcome}: {neutralize(outcome.reason)}.")
+        return 0
+    print(f"reviewbot: {outcome.title} ({outcome.conclusion})")
+    _summary(env, f"**{neutralize(outcome.title)}** · check run conclusion: `{outcome.conclusion}`\n\n"
+                  f"{outcome.summary}")
+    if outcome.conclusion == "failure":
+        print("::error title=reviewbot::findings reached the blocking severity", file=sys.stderr)
+        return BLOCKED
+    return 0
+
+
+def _from_fork(event: dict[str, Any]) -> bool:
+    head = ((event.get("pull_request") or {}).get("head") or {}).get("repo") or {}
+    return bool(head.get("full_name")) and head.get("full_name") != (event.get("repository") or {}).get("full_name")
+
+
+def _summary(env: ActionEnv, text: str) -> None:
+    """Appended to GITHUB_STEP_SUMMARY (Markdown on the run's page): the check run's summary, already rebuilt by
+    reviewbot's Markdown publisher."""
+    if env.summary_path is None:
+        return
+    with env.summary_path.open("a", encoding="utf-8") as out:
+        out.write(f"## reviewbot\n\n{text}\n")
+
+
+def _one_line(text: str) -> str:
+    """Workflow commands end at a newline; `%` starts an escape in them."""
+    return " ".join(text.split()).replace("%", "%25")

@@ -1,0 +1,31 @@
+"""`reviewbot action`: review the pull request of the current GitHub Actions job (what action.yml runs)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+
+from reviewbot.cli.common import Subparsers
+from reviewbot.errors import ReviewbotError
+from reviewbot.observe.logs import setup_logging
+
+
+def add(sub: Subparsers) -> None:
+    action = sub.add_parser("action", help="inside a GitHub Actions job: review its pull request (see action.yml)")
+    action.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from reviewbot.action.environment import from_environ
+    from reviewbot.action.step import FAILED, run_action
+
+    try:
+        env = from_environ(os.environ)
+        setup_logging(env.settings.secrets, logging.INFO, env.settings.log_format)
+        return asyncio.run(run_action(env))
+    except ReviewbotError as exc:  # exit 1 means "findings reached the blocking severity": not this
+        print(f"::error title=reviewbot::{' '.join(str(exc).split())}", file=sys.stderr)
+        return FAILED

@@ -1,0 +1,65 @@
+"""action.yml and `reviewbot action`'s reading of the job's environment agree: every input reaches the command,
+under the name it reads; nothing checks out the pull request's code; markers outlive the per-run token."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reviewbot.action.environment import INPUTS, from_environ, read_input
+
+MANIFEST = Path(__file__).resolve().parents[2] / "action.yml"
+
+
+def manifest() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(MANIFEST.read_text())
+    return data
+
+
+def test_every_input_is_passed_to_the_command_under_a_name_it_reads() -> None:
+    data = manifest()
+    inputs = set(data["inputs"]) - {"python-version"}
+    assert inputs == set(INPUTS) | {"blocking-severity"}
+    [review] = [s for s in data["runs"]["steps"] if "reviewbot\" action" in str(s.get("run"))]
+    for name in inputs:
+        env_name = "INPUT_" + name.upper().replace("-", "_")
+        assert review["env"][env_name] == f"${{{{ inputs.{name} }}}}"
+        assert read_input({env_name: " value "}, name) == "value"
+        assert read_input({f"INPUT_{name.upper()}": "v"}, name) == "v"  # GitHub's own naming, hyphens kept
+    assert data["inputs"]["github-token"]["default"] == "${{ github.token }}"
+
+
+def test_only_the_actions_own_checkout_is_installed_and_nothing_else_is_checked_out() -> None:
+    steps = manifest()["runs"]["steps"]
+    assert data_uses(steps) == ["actions/setup-python@v5"]
+    [install] = [s for s in steps if "pip install" in str(s.get("run"))]
+    assert install["env"] == {"ACTION_PATH": "${{ github.action_path }}"} and '"$ACTION_PATH"' in install["run"]
+
+
+def data_uses(steps: list[dict[str, Any]]) -> list[str]:
+    return [s["uses"] for s in steps if "uses" in s]
+
+
+def job_env(tmp_path: Path, token: str, **extra: str) -> dict[str, str]:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "opened"}))
+    return {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event), "GITHUB_REPOSITORY": "a/b",
+            "INPUT_GITHUB-TOKEN": token, "INPUT_API-TOKEN": "model-key", "RUNNER_TEMP": str(tmp_path), **extra}
+
+
+def test_markers_are_signed_with_a_key_that_outlives_the_runs_token(tmp_path: Path) -> None:
+    first = from_environ(job_env(tmp_path, "ghs_run1")).settings
+    second = from_environ(job_env(tmp_path, "ghs_run2")).settings
+    assert first.marker_key() == second.marker_key()  # the next run believes this run's markers
+    other = from_environ(job_env(tmp_path, "ghs_run1", **{"INPUT_API-TOKEN": "another-key"})).settings
+    assert other.marker_key() != first.marker_key()
+    assert first.data_dir == tmp_path / "reviewbot"
+
+
+def test_the_workspace_env_file_is_never_read(tmp_path: Path, monkeypatch: Any) -> None:
+    (tmp_path / ".env").write_text("REVIEWBOT_MODEL_BASE_URL=https://attacker.example/v1\n")
+    monkeypatch.chdir(tmp_path)  # the pull request's files could be here if a workflow checked them out
+    assert from_environ(job_env(tmp_path, "ghs_x")).settings.model_base_url is None
