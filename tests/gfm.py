@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 # GitHub's mention filter: `@` after the start of a text node or a non-word ASCII character, then a login
 # (a team is `@org/team`); it never looks inside code, pre or links.
 MENTION = re.compile(r"(?<![0-9A-Za-z_])@[A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9][A-Za-z0-9_-]*)?")
-# `owner/repo#12` links (and notifies) another repository's issue or pull request.
-CROSS_REFERENCE = re.compile(r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)#\d+")
+# `owner/repo#12` links (and notifies) another repository's issue or pull request; `owner/repo@sha` its commit.
+CROSS_REFERENCE = re.compile(r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)(?:#\d+|@[0-9a-f]{7,40}\b)")
 # GitHub's autolink extension (cmark-gfm) links these in text without checking the top-level domain, which the
 # linkify parser below does: `www.evil.example` and `root@evil.example` are links on GitHub.
 WWW = re.compile(r"(?:^|(?<=[\s*_~(]))www\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
@@ -59,7 +59,8 @@ def github_problems(text: str, repo_host: str = "github.com", repo: str = "owner
     if lines and (MARKER.fullmatch(lines[-1]) or REVIEW_MARKER.fullmatch(lines[-1])):
         text = "\n".join(lines[:-1])  # the bot's trailer: the one HTML comment it may write
     found: list[str] = []
-    _walk(_parser().parse(text), f"https://{repo_host}/{repo}", repo, found)
+    base = repo_host if "://" in repo_host else f"https://{repo_host}"  # a test server's http://127.0.0.1:port
+    _walk(_parser().parse(text), f"{base}/{repo}", repo, found)
     return found
 
 
