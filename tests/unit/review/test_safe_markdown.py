@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewbot.review.prompt.coverage import Coverage, render_coverage
 from reviewbot.review.publish.markdown import neutralize, neutralize_inline
 from reviewbot.review.publish.safemd import LinkPolicy
 from tests.gfm import github_problems, render
@@ -84,3 +85,10 @@ def test_what_github_autolinks_beyond_known_tlds_and_foreign_references_stay_tex
 def test_references_to_the_repositorys_own_issues_stay_references() -> None:
     out = neutralize("fixes o/r#12 and #13", REPO)
     assert "`" not in out and github_problems(out, repo="o/r") == []
+
+
+def test_coverage_notes_quoting_untrusted_names_break_what_github_would_link() -> None:
+    hostile = "see www.evil.example, root@evil.example, other/repo#12 and @team"
+    cov = Coverage(reviewed=(), partial=(), skipped=(("a.py", hostile),), context=(), sections=(), notes=(hostile,))
+    out = render_coverage(cov)
+    assert github_problems(out, repo="o/r") == [], out
