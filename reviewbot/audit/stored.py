@@ -1,27 +1,34 @@
 """Definitions for the audit's call graph from the persistent context index, when a review or an earlier audit
-already parsed the same content (per git blob id); what is parsed now is written back for indexed blobs."""
+already parsed the same content (per git blob id and language); what is parsed now is written back for indexed blobs."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from reviewbot.audit.planner import Definitions
+from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.store import IndexStore
 from reviewbot.review.context.symbols import Definition, parse
 
 
 def stored_definitions(store: IndexStore, blobs: Mapping[str, str]) -> Definitions:
     """A `definitions` source for plan_audit: `blobs` is path -> blob id of the tree being planned."""
-    known = store.definitions(sorted(set(blobs.values())))
+    by_language: defaultdict[str, set[str]] = defaultdict(set)
+    for path, blob in blobs.items():
+        by_language[language_for(path) or ""].add(blob)
+    # The same bytes under `.py` and `.js` parse differently: the index keys definitions by blob and language.
+    known = {language: store.definitions(sorted(wanted), language) for language, wanted in by_language.items()}
 
     def definitions(path: str, text: str) -> Sequence[Definition]:
-        blob = blobs.get(path)
-        if blob is not None and blob in known:
-            return known[blob]
-        found = parse(path, text).definitions
+        blob, language = blobs.get(path), language_for(path) or ""
+        found_before = known.get(language, {})
+        if blob is not None and blob in found_before:
+            return found_before[blob]
+        found = tuple(parse(path, text).definitions)
         if blob is not None:
-            store.add_definitions(blob, found)  # kept only for blobs the index holds (a review indexed them)
-            known[blob] = found
+            store.add_definitions(blob, language, found)  # kept only for blobs the index holds (a review indexed them)
+            known.setdefault(language, {})[blob] = found
         return found
 
     return definitions

@@ -54,8 +54,10 @@ class Allowance:
             return 0.0
         return (self._held_prompt * self.price.input + self._held_completion * self.price.output) / 1e6
 
-    def estimate(self, chars: int) -> Hold:
-        return Hold(math.ceil(chars * self.tokens_per_char), self.completion_cap, chars)
+    def estimate(self, chars: int, completion: int | None = None) -> Hold:
+        """The hold of a request of `chars` characters asking for `completion` tokens at most (the cap unless a
+        truncated answer is asked again with more room: what is asked is what is held)."""
+        return Hold(math.ceil(chars * self.tokens_per_char), completion or self.completion_cap, chars)
 
     def room_for_tools(self, hold: Hold) -> bool:
         """A tool turn only when this turn and the answer after it (which sees the tool output too) fit."""

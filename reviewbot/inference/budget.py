@@ -59,10 +59,14 @@ end
 return {0}
 """
 
-# KEYS as above; ARGV: job, micro-dollars, tokens. The spend is counted and the job's hold shrinks by as much.
+# KEYS as above, then optionally the request's charged mark; ARGV: job, micro-dollars, tokens. The spend is counted
+# and the job's hold shrinks by as much, unless the mark says this request was charged already.
 CHARGE = """
 local job, usd, tok = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-for s = 1, #KEYS / 2 do
+if #KEYS % 2 == 1 and not redis.call('SET', KEYS[#KEYS], job, 'NX', 'EX', 3 * 86400) then
+  return 1
+end
+for s = 1, math.floor(#KEYS / 2) do
   redis.call('HINCRBY', KEYS[2 * s - 1], 'micro_usd', usd)
   redis.call('HINCRBY', KEYS[2 * s - 1], 'tokens', tok)
   redis.call('EXPIRE', KEYS[2 * s - 1], 3 * 86400)
@@ -131,9 +135,13 @@ class DailyBudget:
                 raise BudgetBusy("waiting for reviews in progress to settle the daily budget", retry_after=30.0)
             raise BudgetSpent(_sentence(scope, kind, used, limit, usd, tokens))
 
-    async def charge(self, installation_id: int, repo: str, job: str, usage: Usage) -> None:
-        """Count one paid request, whatever becomes of the review that made it."""
-        await self.redis.eval(CHARGE, 4, *self._keys(installation_id, repo), job, round(usage.cost_usd * MICRO),
+    async def charge(self, installation_id: int, repo: str, job: str, usage: Usage, once: str | None = None) -> None:
+        """Count one paid request, whatever becomes of the review that made it; with `once` (a queued request's
+        id) only the first charge under that name counts (the answer may be fetched again after a crash)."""
+        keys = self._keys(installation_id, repo)
+        if once is not None:
+            keys.append(f"reviewbot:charged:{installation_id}:{once}")
+        await self.redis.eval(CHARGE, len(keys), *keys, job, round(usage.cost_usd * MICRO),
                               usage.prompt_tokens + usage.completion_tokens)
 
     async def release(self, installation_id: int, repo: str, job: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import logging
 import random
@@ -37,6 +38,8 @@ class ChatResult:
     usage: Usage
     latency_s: float
     payload: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # as received, for the memo
+    # The queued request's id: the same answer fetched again (a re-run after a crash) is charged only once.
+    charge_key: str | None = None
 
 
 class Unusable(ModelRetryable):
@@ -164,9 +167,16 @@ class ModelClient:
             raise
         if completion is None:
             raise ModelQueued("still waiting in the provider's asynchronous queue", retry_after=self.async_poll_s)
+        # Charged before it is remembered: a crash in between polls it again and the charge, keyed by the request
+        # id, is not counted twice; remembered first, a crash would leave a paid request uncharged for good.
+        try:
+            result = await self._billed(completion, 0.0, via_async=True, affinity=affinity, charge_key=request_id)
+        except Unusable:
+            await memo.clear_pending(key)  # billed (and charged) but unusable: the next try asks afresh
+            raise
         await memo.save_result(key, completion)
         await memo.clear_pending(key)
-        return await self._billed(completion, 0.0, via_async=True, affinity=affinity)
+        return result
 
     async def _send(self, body: dict[str, Any], affinity: str) -> ChatResult:
         if self.reject_if_busy:
@@ -252,16 +262,16 @@ class ModelClient:
                             payload=payload)
         return result
 
-    async def _billed(self, payload: dict[str, Any], latency: float, *, via_async: bool,
-                      affinity: str) -> ChatResult:
+    async def _billed(self, payload: dict[str, Any], latency: float, *, via_async: bool, affinity: str,
+                      charge_key: str | None = None) -> ChatResult:
         """An answer that arrived (not a replay): its request was paid for, usable or not."""
         try:
             result = self._result(payload, latency, via_async=via_async, affinity=affinity)
         except Unusable as exc:
             if exc.billed is not None:
-                await self._paid(exc.billed)
+                await self._paid(dataclasses.replace(exc.billed, charge_key=charge_key))
             raise
-        return await self._paid(result)
+        return await self._paid(dataclasses.replace(result, charge_key=charge_key))
 
     async def _paid(self, result: ChatResult) -> ChatResult:
         """A request that was billed: tell the hook (a replayed answer was paid for when it arrived)."""

@@ -86,10 +86,10 @@ class StructuredReviewer:
         limit: int | None = None  # the output limit, raised once after a truncated answer
         while True:
             final = self.tools is None or turns >= self.max_turns
-            hold = self.allowance.estimate(self._chars(conversation, final))
+            hold = self.allowance.estimate(self._chars(conversation, final), limit)
             if not final and not self.allowance.room_for_tools(hold):
                 final = True  # no room for another tool turn and the answer after it: answer now
-                hold = self.allowance.estimate(self._chars(conversation, final))
+                hold = self.allowance.estimate(self._chars(conversation, final), limit)
             try:
                 result = await self._paid(self.allowance.take(hold, what), conversation, affinity, final, formats,
                                          limit)

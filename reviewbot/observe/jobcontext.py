@@ -49,8 +49,9 @@ class Scope:
     report: ReportFacts | None = None
     ports: list[HasRateLimit] = field(default_factory=list)
     # Set by a job that spends money: each paid request is charged to the daily budgets as it arrives, so a
-    # review that fails afterwards (invalid answers, a time-out, a crash) has still paid for it.
-    charge: Callable[[Usage], Awaitable[None]] | None = None
+    # review that fails afterwards (invalid answers, a time-out, a crash) has still paid for it. The second
+    # argument names a request that may arrive twice (a queued one, polled again after a crash): charged once.
+    charge: Callable[[Usage, str | None], Awaitable[None]] | None = None
 
     @property
     def usage(self) -> Usage:
@@ -101,7 +102,7 @@ def record_request(result: ChatResult) -> Awaitable[None] | None:
         return None
     scope.requests.append(ModelRequest(result.model[:100], result.latency_s, result.usage.async_requests > 0,
                                        result.usage))
-    return scope.charge(result.usage) if scope.charge is not None else None
+    return scope.charge(result.usage, result.charge_key) if scope.charge is not None else None
 
 
 def note_review(report: ReviewReport) -> None:

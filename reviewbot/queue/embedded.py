@@ -58,8 +58,10 @@ class EmbeddedRedis:
                 "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
                 "--logfile", str(self.data_dir / "redis.log")]
         # umask 077: the append-only file holds cached installation tokens; only this user may read it.
+        # Its own session: systemd's stop and a terminal's Ctrl-C signal the whole process group, and Redis must
+        # outlive the worker's graceful close (running reviews finish on it); the service stops it last (`stop`).
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,  # noqa: S603
-                                        stderr=subprocess.DEVNULL, umask=UMASK)
+                                        stderr=subprocess.DEVNULL, umask=UMASK, start_new_session=True)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if _answers(self.socket_path):
@@ -72,6 +74,7 @@ class EmbeddedRedis:
         raise ConfigError(f"the embedded Redis did not start within {timeout:.0f}s")
 
     def stop(self) -> None:
+        """Stop the server this process started (after the worker closed: it is in a session of its own)."""
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:

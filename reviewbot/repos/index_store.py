@@ -4,27 +4,36 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import threading
 import time
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
-from reviewbot.review.context.store import INDEX_FORMAT, decode_definitions, encode_definitions
+from reviewbot.repos.index_file import IndexFile, corrupt
+from reviewbot.review.context.store import decode_definitions, encode_definitions
 from reviewbot.review.context.symbols import Definition
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 DEFAULT_MAX_BLOBS = 400_000  # about 60 Django checkouts' worth of distinct files; a few GB at most
+# A batch used (written, or found by a review) this recently is never evicted: a review running now relies on it.
+# Longer than a review's time limit; while every batch is that young the store may pass its bound for a while.
+EVICTION_GRACE_S = 3_600.0
 _CHUNK = 500  # SQLite's bound-parameter limit is 999 on old builds
 # A batch is the blobs one review indexed; its postings are one row per name with the blob ids packed, so a
 # first review of a large repository writes tens of thousands of rows, not millions. Eviction is per batch.
+# Parses are per blob *and* language: the same bytes under `.py` and `.js` parse differently. Row ids are never
+# reused (AUTOINCREMENT), so a posting left by an evicted batch can never name another blob.
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS batches (id INTEGER PRIMARY KEY, used REAL NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS batches (id INTEGER PRIMARY KEY AUTOINCREMENT, used REAL NOT NULL, size INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS batches_used ON batches (used);
-CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, batch INTEGER NOT NULL,
-                                  defs TEXT);
+CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY AUTOINCREMENT, sha TEXT NOT NULL UNIQUE,
+                                  batch INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS blobs_batch ON blobs (batch);
+CREATE TABLE IF NOT EXISTS parses (blob INTEGER NOT NULL, language TEXT NOT NULL, defs TEXT NOT NULL,
+                                   PRIMARY KEY (blob, language)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS postings (name TEXT NOT NULL, batch INTEGER NOT NULL, blobs BLOB NOT NULL,
                                      PRIMARY KEY (name, batch)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS postings_batch ON postings (batch);
@@ -39,32 +48,39 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
 class SqliteIndex:
     """An IndexStore in `root/index-v<format>.sqlite`. Concurrent workers share it safely: WAL readers never
     block, writers wait their turn (busy timeout), blobs are INSERT OR IGNORE (two workers indexing the same
-    content leave harmless duplicate postings). A file of another format is deleted, so a format change
-    rebuilds the index transparently. Answers cover the blobs this instance was asked about (one review's)."""
+    content leave harmless duplicate postings). The store never stops a review: a corrupt file is replaced by a
+    new one (`index_file.py`), a busy or full one leaves this review's answers in memory. Answers cover the blobs
+    this instance was asked about (one review's)."""
 
-    def __init__(self, root: Path, max_blobs: int = DEFAULT_MAX_BLOBS, timeout: float = 60.0) -> None:
-        self.path = root / f"index-v{INDEX_FORMAT}.sqlite"
+    def __init__(self, root: Path, max_blobs: int = DEFAULT_MAX_BLOBS, timeout: float = 60.0,
+                 clock: Callable[[], float] = time.time, grace_s: float = EVICTION_GRACE_S) -> None:
         self.max_blobs = max_blobs
-        self.timeout = timeout  # how long a writer waits for another's transaction
-        self._local = threading.local()  # one connection per thread: plans are built in worker threads
+        self.clock = clock
+        self.grace_s = grace_s
+        self._file = IndexFile(root, _SCHEMA, timeout)  # timeout: how long a writer waits for another's transaction
         self._ids: dict[str, int] = {}  # blob sha -> row id, for the blobs of this review
         self._shas: dict[int, str] = {}
         self._unstored: dict[str, set[str]] = {}  # name -> blobs, when the store could not be written
-        root.mkdir(parents=True, exist_ok=True)
-        for old in root.glob("index-v*.sqlite*"):
-            if not old.name.startswith(self.path.name):
-                old.unlink(missing_ok=True)
 
-    def _db(self) -> sqlite3.Connection:
-        db: sqlite3.Connection | None = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # a crash loses at most recent entries, which are rebuilt
-            db.execute("PRAGMA cache_size=-32000")  # 32 MB of pages: a first review writes a large batch
-            db.executescript(_SCHEMA)
-            self._local.db = db
-        return db
+    @property
+    def path(self) -> Path:
+        return self._file.path
+
+    def _guarded(self, work: Callable[[sqlite3.Connection], T], fallback: Callable[[], T]) -> T:
+        """`work` on the store. A corrupt file is replaced and `work` tried once more on the new one; any other
+        failure (a full disk, a lock held too long) leaves this review with `fallback` (what it has in memory)."""
+        for attempt in (1, 2):
+            try:
+                return work(self._file.db())
+            except (sqlite3.DatabaseError, OSError) as exc:  # OSError: the file could not be made (a read-only disk)
+                if attempt == 1 and isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
+                    self._file.renew()
+                    self._ids.clear()  # row ids of the old file
+                    self._shas.clear()
+                    continue
+                log.warning("context index not used: %s", exc)
+                break
+        return fallback()
 
     def _remember(self, rows: Iterable[tuple[str, int]]) -> None:
         for sha, rowid in rows:
@@ -72,27 +88,39 @@ class SqliteIndex:
             self._shas[rowid] = sha
 
     def known(self, blobs: Iterable[str]) -> set[str]:
-        db, batches, found = self._db(), set[int](), set[str]()
-        for chunk in _chunks(sorted(blobs)):
-            marks = ",".join("?" * len(chunk))
-            rows = db.execute(f"SELECT sha, id, batch FROM blobs WHERE sha IN ({marks})", chunk).fetchall()  # noqa: S608
-            self._remember((sha, rowid) for sha, rowid, _ in rows)
-            batches.update(batch for _, _, batch in rows)
-            found.update(sha for sha, _, _ in rows)
-        now = time.time()
+        wanted = sorted(blobs)
+
+        def work(db: sqlite3.Connection) -> set[str]:
+            found: dict[str, int] = {}  # sha -> its batch
+            for chunk in _chunks(wanted):
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(f"SELECT sha, id, batch FROM blobs WHERE sha IN ({marks})", chunk).fetchall()  # noqa: S608
+                self._remember((sha, rowid) for sha, rowid, _ in rows)
+                found.update((sha, batch) for sha, _, batch in rows)
+            gone = self._stamp(db, set(found.values()))
+            return {sha for sha, batch in found.items() if batch not in gone}
+
+        return self._guarded(work, set)
+
+    def _stamp(self, db: sqlite3.Connection, batches: set[int]) -> set[int]:
+        """Mark what this review found as just used, so eviction keeps it past the review; the batches another
+        worker evicted since they were read are returned (their blobs are indexed again)."""
         try:
             with db:
                 db.execute("BEGIN IMMEDIATE")
-                db.executemany("UPDATE batches SET used = ? WHERE id = ?", [(now, b) for b in sorted(batches)])
-        except sqlite3.OperationalError as exc:  # the use stamp only steers eviction
+                stamped = {b for b in sorted(batches)
+                           if db.execute("UPDATE batches SET used = ? WHERE id = ?", (self.clock(), b)).rowcount}
+            return batches - stamped
+        except sqlite3.OperationalError as exc:  # a lock held too long: the stamp only steers eviction
             log.warning("context index not updated: %s", exc)
-        return found
+            return set()
 
     def add_names(self, entries: Sequence[tuple[str, Iterable[str]]]) -> None:
-        try:
-            self._add_names(entries)
-        except sqlite3.OperationalError as exc:  # a full disk or a lock held too long: this review goes on
-            log.warning("context index not updated: %s", exc)
+        if not entries:
+            return
+        if self._guarded(lambda db: self._add_names(db, entries), lambda: False):
+            self._guarded(self._evict, lambda: None)
+        else:  # a full disk or a lock held too long: this review goes on
             self._remember_unstored(entries)
 
     def _remember_unstored(self, entries: Sequence[tuple[str, Iterable[str]]]) -> None:
@@ -103,14 +131,11 @@ class SqliteIndex:
             for name in names:
                 self._unstored.setdefault(name, set()).add(sha)
 
-    def _add_names(self, entries: Sequence[tuple[str, Iterable[str]]]) -> None:
-        if not entries:
-            return
-        db = self._db()
+    def _add_names(self, db: sqlite3.Connection, entries: Sequence[tuple[str, Iterable[str]]]) -> bool:
         with db:
             db.execute("BEGIN IMMEDIATE")
             batch = db.execute("INSERT INTO batches (used, size) VALUES (?, ?)",
-                               (time.time(), len(entries))).lastrowid
+                               (self.clock(), len(entries))).lastrowid
             db.executemany("INSERT OR IGNORE INTO blobs (sha, batch) VALUES (?, ?)",
                            [(sha, batch) for sha, _ in entries])
             for chunk in _chunks([sha for sha, _ in entries]):
@@ -123,49 +148,60 @@ class SqliteIndex:
                     postings[name].append(rowid)
             db.executemany("INSERT INTO postings (name, batch, blobs) VALUES (?, ?, ?)",
                            ((name, batch, array("q", postings[name]).tobytes()) for name in sorted(postings)))
-        self._evict(db, keep=batch)
+        return True
 
     def blobs_with(self, name: str) -> list[str]:
-        found: set[str] = set(self._unstored.get(name, ()))
-        for (packed,) in self._db().execute("SELECT blobs FROM postings WHERE name = ?", (name,)):
-            ids = array("q")
-            ids.frombytes(packed)
-            found.update(sha for rowid in ids if (sha := self._shas.get(rowid)) is not None)
-        return sorted(found)
+        def work(db: sqlite3.Connection) -> set[str]:
+            found: set[str] = set()
+            for (packed,) in db.execute("SELECT blobs FROM postings WHERE name = ?", (name,)):
+                ids = array("q")
+                ids.frombytes(packed)
+                found.update(sha for rowid in ids if (sha := self._shas.get(rowid)) is not None)
+            return found
 
-    def definitions(self, blobs: Sequence[str]) -> dict[str, tuple[Definition, ...]]:
-        db, out = self._db(), {}
-        for chunk in _chunks(list(blobs)):
-            marks = ",".join("?" * len(chunk))
-            for sha, raw in db.execute(
-                    f"SELECT sha, defs FROM blobs WHERE defs IS NOT NULL AND sha IN ({marks})", chunk):  # noqa: S608
-                out[sha] = decode_definitions(raw)
-        return out
+        found: set[str] = self._guarded(work, set)
+        return sorted(found | self._unstored.get(name, set()))
 
-    def add_definitions(self, blob: str, definitions: tuple[Definition, ...]) -> None:
-        db = self._db()
-        try:
+    def definitions(self, blobs: Sequence[str], language: str) -> dict[str, tuple[Definition, ...]]:
+        def work(db: sqlite3.Connection) -> dict[str, tuple[Definition, ...]]:
+            out = {}
+            for chunk in _chunks(list(blobs)):
+                marks = ",".join("?" * len(chunk))
+                for sha, raw in db.execute(
+                        "SELECT blobs.sha, parses.defs FROM blobs JOIN parses ON parses.blob = blobs.id "  # noqa: S608
+                        f"WHERE parses.language = ? AND blobs.sha IN ({marks})", (language, *chunk)):
+                    out[sha] = decode_definitions(raw)
+            return out
+
+        return self._guarded(work, dict)
+
+    def add_definitions(self, blob: str, language: str, definitions: tuple[Definition, ...]) -> None:
+        def work(db: sqlite3.Connection) -> None:
             with db:
-                db.execute("UPDATE blobs SET defs = ? WHERE sha = ?", (encode_definitions(definitions), blob))
-        except sqlite3.OperationalError as exc:  # only a cache: the next review parses again
-            log.warning("context index not updated: %s", exc)
+                db.execute("INSERT OR REPLACE INTO parses (blob, language, defs) SELECT id, ?, ? FROM blobs "
+                           "WHERE sha = ?", (language, encode_definitions(definitions), blob))
+
+        self._guarded(work, lambda: None)  # only a cache: the next review parses again
 
     def count(self) -> int:
-        return int(self._db().execute("SELECT count(*) FROM blobs").fetchone()[0])
+        return self._guarded(lambda db: int(db.execute("SELECT count(*) FROM blobs").fetchone()[0]), lambda: 0)
 
-    def _evict(self, db: sqlite3.Connection, keep: int | None) -> None:
-        """Least recently used batches go first, until a tenth of the bound is free (so eviction is rare)."""
-        total = self.count()
-        if total <= self.max_blobs:
-            return
+    def _evict(self, db: sqlite3.Connection) -> None:
+        """Least recently used batches go first, until a tenth of the bound is free (so eviction is rare); a batch
+        used within the grace period stays: a running review wrote it or found its blobs, and needs its postings.
+        The count and the choice are made in the deleting transaction, so concurrent writers cannot race it."""
+        if int(db.execute("SELECT count(*) FROM blobs").fetchone()[0]) <= self.max_blobs:
+            return  # the usual case, without taking the write lock
         with db:
             db.execute("BEGIN IMMEDIATE")
-            for batch, size in db.execute("SELECT id, size FROM batches ORDER BY used, id").fetchall():
+            total = int(db.execute("SELECT count(*) FROM blobs").fetchone()[0])
+            recent = self.clock() - self.grace_s
+            for batch, size in db.execute("SELECT id, size FROM batches WHERE used < ? ORDER BY used, id",
+                                          (recent,)).fetchall():
                 if total <= self.max_blobs * 0.9:
                     break
-                if batch == keep:
-                    continue  # what this review just indexed: it is about to be used
                 db.execute("DELETE FROM postings WHERE batch = ?", (batch,))
+                db.execute("DELETE FROM parses WHERE blob IN (SELECT id FROM blobs WHERE batch = ?)", (batch,))
                 db.execute("DELETE FROM blobs WHERE batch = ?", (batch,))
                 db.execute("DELETE FROM batches WHERE id = ?", (batch,))
                 total -= size

@@ -97,7 +97,8 @@ class Settings:
     conversation_pr_limit: int = env("REVIEWBOT_CONVERSATION_PR_LIMIT", p.count, 20,
                                      "Questions answered in review threads per pull request per day (UTC).")
     conversation_user_limit: int = env("REVIEWBOT_CONVERSATION_USER_LIMIT", p.count, 10,
-                                       "Questions answered in review threads per person per repository per day.")
+                                       "Questions answered in review threads per person per day, over all the "
+                                       "installation's repositories.")
     learning_ttl_days: int = env("REVIEWBOT_LEARNING_TTL_DAYS", p.days, 180,
                                  "Days a dismissal remembered from a review thread holds findings back (then it "
                                  "expires; `@app dismiss` again to renew it).")

@@ -47,8 +47,10 @@ def serve(env: dict[str, str], tmp_path: Path) -> Iterator[tuple[subprocess.Pope
     service_env.pop("REDIS_URL")
     port = free_port()
     with (tmp_path / "serve.log").open("wb") as log:
+        # Its own process group, as under systemd or in a terminal: a test may signal the whole group.
         proc = subprocess.Popen([sys.executable, "-m", "reviewbot", "serve", "--port", str(port)],
-                                env=service_env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+                                env=service_env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as client:
             wait_for(lambda: _healthy(client), 30, "the service to start")
@@ -107,6 +109,24 @@ def test_sigterm_lets_a_running_review_finish_before_exiting(
         assert proc.wait(timeout=60) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal after shutdown
     assert len(fake_github.reviews[(REPO, 7)]) == 1
     assert _completed(fake_github)
+
+
+def test_sigterm_to_the_process_group_lets_a_running_review_finish_with_the_embedded_redis(
+        env: dict[str, str], fake_github: FakeGitHub, fake_model: FakeModel, tmp_path: Path) -> None:
+    # systemd's stop and a terminal's Ctrl-C signal every process of the group, the embedded redis-server too:
+    # it must outlive the worker's graceful close, or the running review cannot finish.
+    pull = open_pull(fake_github)
+    fake_model.script_delay(3.0)
+    fake_model.script_reply(findings_json([bug_finding()]))
+    with serve(env, tmp_path) as (proc, client):
+        assert deliver(client, "pull_request", payload("pull_request.opened", pull)).status_code == 202
+        wait_for(lambda: len(fake_model.requests) == 1, 30, "the model call to start")
+        os.killpg(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=60) in (0, -signal.SIGTERM)
+    assert len(fake_github.reviews[(REPO, 7)]) == 1
+    assert _completed(fake_github)
+    logs = (tmp_path / "serve.log").read_text()
+    assert "review finished" in logs and "shutdown failed" not in logs
 
 
 def _healthy(client: httpx.Client) -> bool:

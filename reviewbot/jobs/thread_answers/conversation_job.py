@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
@@ -15,6 +14,7 @@ from reviewbot.inference.budget import BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.commands.comment_job import MAY_SPEND
 from reviewbot.jobs.thread_answers.dismissal import thread_command
+from reviewbot.jobs.thread_answers.question_limits import count_question
 from reviewbot.jobs.thread_answers.thread_prompt import ask_model
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import keys, retries
@@ -74,7 +74,8 @@ async def _reply(deps: Deps, port: GitHubPort, redis: Any, installation_id: int,
 
 async def _answer(deps: Deps, port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int,
                   thread: list[dict[str, Any]], author: str, job_id: str, bot: str) -> dict[str, Any]:
-    if not await _within_limits(deps, redis, repo, number, author):
+    if not await count_question(redis, installation_id, repo, number, author, int(thread[-1]["id"]),
+                                deps.settings.conversation_pr_limit, deps.settings.conversation_user_limit):
         if await redis.set(keys.polite_key(repo, number) + ":conversation", "1", nx=True, ex=86_400):
             await port.reply_to_review_comment(repo, number, int(thread[0]["id"]), LIMITED)
         return {"outcome": "limited"}
@@ -84,8 +85,11 @@ async def _answer(deps: Deps, port: GitHubPort, redis: Any, installation_id: int
         await deps.budget.reserve(installation_id, repo, job_id, *review_estimate(deps.settings))
     except BudgetSpent as exc:
         return {"outcome": "budget", "reason": str(exc)}
-    try:
+    try:  # each request of the answer (tool turns too) grows the hold first: BudgetSpent when it would not fit
         body, usage = await ask_model(deps, port, redis, installation_id, repo, number, thread, job_id, bot)
+    except BudgetSpent as exc:
+        log.info("thread answer stopped at the daily budget", extra={"repo": repo, "pr": number})
+        return {"outcome": "budget", "reason": str(exc), "usage": exc.usage.as_json()}
     finally:
         with contextlib.suppress(RedisError):
             await deps.budget.release(installation_id, repo, job_id)
@@ -94,23 +98,6 @@ async def _answer(deps: Deps, port: GitHubPort, redis: Any, installation_id: int
     log.info("thread answered", extra={"repo": repo, "pr": number, "cached_tokens": usage.cached_tokens,
                                        "prompt_tokens": usage.prompt_tokens})
     return {"outcome": "answered", "usage": usage.as_json()}
-
-
-async def _within_limits(deps: Deps, redis: Any, repo: str, number: int, author: str) -> bool:
-    """Count this question against the PR's and the user's daily limits; False (and not counted) when over."""
-    day = time.strftime("%Y-%m-%d", time.gmtime())
-    limits = ((keys.conversation_count_key(f"{repo}#{number}", day), deps.settings.conversation_pr_limit),
-              (keys.conversation_count_key(f"{repo}@{author.lower()}", day), deps.settings.conversation_user_limit))
-    counted = []
-    for key, limit in limits:
-        value = int(await redis.incr(key))
-        await redis.expire(key, 2 * 86_400)
-        counted.append(key)
-        if value > limit:
-            for done in counted:
-                await redis.decr(done)
-            return False
-    return True
 
 
 async def _bot_login(deps: Deps, redis: Any) -> str:

@@ -40,7 +40,13 @@ async def ask_model(deps: Deps, port: GitHubPort, redis: Any, installation_id: i
     head_text = await port.get_file(repo, path, pull.head_sha) if path else None
     asked = Thread(path=path, line=int(line) if isinstance(line, int) else None, comments=comment_pairs(thread),
                    head_excerpt=excerpt(head_text, int(line) if isinstance(line, int) else None))
-    reviewer = deps.reviewer(job_id, tools)
+
+    async def gate(held_tokens: int, held_usd: float) -> None:
+        """Before each request (tool turns too), the answer's daily-budget hold grows to what is in flight, as a
+        review's does: the requests cannot together pass the hold and the daily limits."""
+        await deps.budget.reserve(installation_id, repo, job_id, held_usd, held_tokens)
+
+    reviewer = deps.reviewer(job_id, tools, gate)
     answer, usage, _ = await reviewer.converse([*messages, thread_message(asked, bot)], affinity, parse_answer,
                                                ANSWER_FORMATS, what="thread answer")
     return answer_body(answer), usage

@@ -88,7 +88,7 @@ class RepoIndex:
                 parsed = Parsed(parsed.language, parsed.definitions, None, b"")
             self._parsed[path] = parsed
             if parsed is not None and self._store is not None and path in self._blobs:
-                self._store.add_definitions(self._blobs[path], parsed.definitions)
+                self._store.add_definitions(self._blobs[path], language_for(path) or "", parsed.definitions)
         return self._parsed[path]
 
     def _ensure(self) -> bool:
@@ -104,11 +104,15 @@ class RepoIndex:
         """Definitions of these files from the store, for those parsed by an earlier review: no parse needed."""
         if self._store is None:
             return
-        wanted = [p for p in paths if p not in self._parsed and p in self._blobs]
-        found = self._store.definitions([self._blobs[p] for p in wanted]) if wanted else {}
-        for path in wanted:
-            if (defs := found.get(self._blobs[path])) is not None:
-                self._parsed[path] = Parsed(language_for(path), defs, None, b"")
+        by_language: defaultdict[str | None, list[str]] = defaultdict(list)
+        for path in paths:
+            if path not in self._parsed and path in self._blobs:
+                by_language[language_for(path)].append(path)
+        for language, wanted in by_language.items():
+            found = self._store.definitions([self._blobs[p] for p in wanted], language or "")
+            for path in wanted:
+                if (defs := found.get(self._blobs[path])) is not None:
+                    self._parsed[path] = Parsed(language, defs, None, b"")
 
     def _build_stored(self, store: IndexStore, snapshot: BlobSnapshot) -> None:
         """Index the blobs the store has not seen; the rest is answered by the store."""

@@ -11,7 +11,7 @@ from reviewbot.review.context.symbols import Definition
 
 # Bump when what is stored per blob changes (the identifier pattern, the definition queries, the encoding):
 # a store of another format is rebuilt, never read.
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3  # 3: definitions per blob and language
 
 
 class IndexStore(Protocol):
@@ -29,11 +29,12 @@ class IndexStore(Protocol):
         """Every indexed blob whose text holds the identifier `name`."""
         ...
 
-    def definitions(self, blobs: Sequence[str]) -> dict[str, tuple[Definition, ...]]:
-        """The stored definitions of those blobs that were parsed before."""
+    def definitions(self, blobs: Sequence[str], language: str) -> dict[str, tuple[Definition, ...]]:
+        """The stored definitions of those blobs that were parsed before as `language` ("" for the plain-text
+        fallback): the same bytes under `.py` and `.js` parse differently."""
         ...
 
-    def add_definitions(self, blob: str, definitions: tuple[Definition, ...]) -> None:
+    def add_definitions(self, blob: str, language: str, definitions: tuple[Definition, ...]) -> None:
         ...
 
 

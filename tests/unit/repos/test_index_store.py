@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 import threading
 from pathlib import Path
 
@@ -66,9 +68,11 @@ def test_a_store_of_another_format_is_rebuilt_and_size_is_bounded(tmp_path: Path
     root = tmp_path / "index"
     root.mkdir()
     (root / f"index-v{INDEX_FORMAT - 1}.sqlite").write_bytes(b"an older layout")
-    store = SqliteIndex(root, max_blobs=50)
+    now = [1_000_000.0]
+    store = SqliteIndex(root, max_blobs=50, clock=lambda: now[0])
     assert not (root / f"index-v{INDEX_FORMAT - 1}.sqlite").exists()
-    for review in range(12):  # each review indexes ten new contents
+    for review in range(12):  # each review indexes ten new contents, an hour and more after the one before
+        now[0] += 3_601
         store.add_names([(f"{review * 10 + i:040x}", {"name", f"n{review * 10 + i}"}) for i in range(10)])
     assert store.count() <= 50
     assert store.blobs_with("n119") == [f"{119:040x}"] and store.blobs_with("n0") == []  # the oldest went first
@@ -111,3 +115,88 @@ def test_a_store_that_cannot_be_written_does_not_stop_the_review(tmp_path: Path)
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_the_same_bytes_as_python_and_as_javascript_are_parsed_as_each(tmp_path: Path) -> None:
+    store = SqliteIndex(tmp_path / "index")
+    helper = "def helper(x):\n    return x\n"
+    python = RepoIndex(_tree(tmp_path / "one", {"lib/util.py": helper}), lambda p: False, store)
+    assert [p for p, _ in python.definitions_of("helper", "lib/main.py")] == ["lib/util.py"]
+    # The same blob under a `.js` name: JavaScript has no `def`, so nothing is defined there (it was once
+    # answered with the Python parse the first review stored for those bytes).
+    script = RepoIndex(_tree(tmp_path / "two", {"web/util.js": helper}), lambda p: False, store)
+    assert script.definitions_of("helper", "web/main.js") == []
+    assert script.parses == 1
+    again = RepoIndex(_tree(tmp_path / "three", {"lib/util.py": helper}), lambda p: False, store)
+    assert [p for p, _ in again.definitions_of("helper", "lib/main.py")] == ["lib/util.py"]
+    assert again.parses == 0  # each language's parse is kept
+
+
+def test_another_workers_eviction_leaves_a_running_reviews_batch(tmp_path: Path) -> None:
+    now = [1_000_000.0]
+    first = SqliteIndex(tmp_path / "index", max_blobs=50, clock=lambda: now[0])
+    second = SqliteIndex(tmp_path / "index", max_blobs=50, clock=lambda: now[0])
+    first.add_names([(f"{i:040x}", {"mine"}) for i in range(30)])  # a review in one worker indexes its tree ...
+    second.add_names([(f"{100 + i:040x}", {"theirs"}) for i in range(30)])  # ... another worker passes the bound
+    assert len(first.blobs_with("mine")) == 30  # the running review still finds its own postings
+    assert len(second.blobs_with("theirs")) == 30
+    assert first.count() == 60  # over the bound for a while: both batches are in use
+    now[0] += 2 * 3_600  # both reviews are long over; the next write evicts what nobody used since
+    third = SqliteIndex(tmp_path / "index", max_blobs=50, clock=lambda: now[0])
+    third.add_names([(f"{200 + i:040x}", {"later"}) for i in range(10)])
+    assert third.count() <= 50 and len(third.blobs_with("later")) == 10
+    assert third.known([f"{i:040x}" for i in range(30)]) == set()  # the least recently used batch went
+
+
+def _review_files(index: RepoIndex) -> tuple[list[str], list[str]]:
+    return index.files_with("total"), [p for p, _ in index.definitions_of("total", "app/report.py")]
+
+
+def test_a_corrupt_or_truncated_index_is_rebuilt_and_never_stops_a_review(tmp_path: Path) -> None:
+    files = {"app/calc.py": CALC, "app/report.py": REPORT, "app/billing.py": BILLING}
+    expected = (["app/billing.py", "app/calc.py", "app/report.py"], ["app/calc.py"])
+    garbage = SqliteIndex(tmp_path / "garbage")
+    garbage.path.write_bytes(b"\x00not a database, the disk filled up\n" * 300)  # "file is not a database"
+    index = RepoIndex(_tree(tmp_path / "one", files), lambda p: False, SqliteIndex(tmp_path / "garbage"))
+    assert _review_files(index) == expected
+    again = RepoIndex(_tree(tmp_path / "two", files), lambda p: False, SqliteIndex(tmp_path / "garbage"))
+    assert _review_files(again) == expected and again.parses == 0  # the new store serves the next review
+
+    filled = SqliteIndex(tmp_path / "truncated")
+    for n in range(3):  # enough pages that a cut file is missing some
+        filled.add_names([(f"{n * 2_000 + i:040x}", {f"name{n * 2_000 + i}", "shared"}) for i in range(2_000)])
+    checkpoint = sqlite3.connect(filled.path)
+    checkpoint.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    checkpoint.close()
+    size = filled.path.stat().st_size
+    with filled.path.open("r+b") as data:  # a crash or a full disk cut the file short
+        data.truncate(size // 3)
+    del filled
+    cut = RepoIndex(_tree(tmp_path / "three", files), lambda p: False, SqliteIndex(tmp_path / "truncated"))
+    assert _review_files(cut) == expected
+    later = RepoIndex(_tree(tmp_path / "four", files), lambda p: False, SqliteIndex(tmp_path / "truncated"))
+    assert _review_files(later) == expected and later.parses == 0
+
+
+def test_the_index_folder_and_files_are_private(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        store = SqliteIndex(tmp_path / "data" / "index")
+        index = RepoIndex(_tree(tmp_path / "one", {"app/calc.py": CALC, "app/report.py": REPORT}),
+                          lambda p: False, store)
+        assert index.files_with("total") == ["app/calc.py", "app/report.py"]  # the connection is open: WAL, SHM
+    finally:
+        os.umask(old)
+    folder = tmp_path / "data" / "index"
+    made = {p.name: stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir()}
+    assert {store.path.name, store.path.name + "-wal", store.path.name + "-shm"} <= set(made)
+    assert made == dict.fromkeys(made, 0o600)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
+
+
+def test_an_unusable_index_folder_does_not_stop_the_review(tmp_path: Path) -> None:
+    (tmp_path / "index").write_text("a file where the folder should be")  # or a read-only disk
+    index = RepoIndex(_tree(tmp_path / "one", {"app/calc.py": CALC, "app/report.py": REPORT}), lambda p: False,
+                      SqliteIndex(tmp_path / "index"))
+    assert _review_files(index) == (["app/calc.py", "app/report.py"], ["app/calc.py"])  # answered from memory
