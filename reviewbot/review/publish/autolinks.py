@@ -7,8 +7,8 @@ import urllib.parse
 
 # GFM's extended autolinks (cmark-gfm): `www.` after the start, a space or `*_~(`, and e-mail addresses, both
 # with any top-level domain (the linkify parser the rebuilding uses only knows listed TLDs, so it misses
-# `www.evil.example` and `root@evil.example`).
-_WWW = re.compile(r"(?:^|(?<=[\s*_~(]))www\.[\w-]+(?:\.[\w-]+)*", re.ASCII)
+# `www.evil.example` and `root@evil.example`). `WWW.` too, in case a renderer ignores case.
+_WWW = re.compile(r"(?:^|(?<=[\s*_~(]))www\.[\w-]+(?:\.[\w-]+)*", re.ASCII | re.IGNORECASE)
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.ASCII)
 # GitHub links (and notifies) another repository's issue or pull request, escaped `\#` or not: the reference
 # filter runs on the rendered text.
