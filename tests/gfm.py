@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from reviewbot.audit.tracking import ISSUE_MARKER
 from reviewbot.review.findings.fingerprints import MARKER, REVIEW_MARKER
 
 if TYPE_CHECKING:
@@ -29,12 +30,14 @@ if TYPE_CHECKING:
 # GitHub's mention filter: `@` after the start of a text node or a non-word ASCII character, then a login
 # (a team is `@org/team`); it never looks inside code, pre or links.
 MENTION = re.compile(r"(?<![0-9A-Za-z_])@[A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9][A-Za-z0-9_-]*)?")
-# `owner/repo#12` links (and notifies) another repository's issue or pull request.
-CROSS_REFERENCE = re.compile(r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)#\d+")
+# `owner/repo#12` links (and notifies) another repository's issue or pull request; `owner/repo@sha` its commit.
+CROSS_REFERENCE = re.compile(r"(?<![\w./-])([A-Za-z0-9][\w.-]*/[\w.-]+)(?:#\d+|@[0-9a-f]{7,40}\b)")
 # GitHub's autolink extension (cmark-gfm) links these in text without checking the top-level domain, which the
 # linkify parser below does: `www.evil.example` and `root@evil.example` are links on GitHub.
 WWW = re.compile(r"(?:^|(?<=[\s*_~(]))www\.[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
 EMAIL = re.compile(r"(?<![A-Za-z0-9.+_-])[A-Za-z0-9.+_-]+@[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+")
+URL = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*:/{1,3}[^\s<]+|\bmailto:[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+SARIF_LINK = re.compile(r"\]\((?!\d+\))")  # `[label](target)` whose target is not a related location's id
 LAYOUT_TAGS = frozenset({"details", "summary", "sub"})  # what the bot itself writes, never with attributes
 
 
@@ -56,10 +59,11 @@ def github_problems(text: str, repo_host: str = "github.com", repo: str = "owner
     if plain:
         return [f"mention {m.group(0)!r}" for m in MENTION.finditer(text)]
     lines = text.rstrip().split("\n")
-    if lines and (MARKER.fullmatch(lines[-1]) or REVIEW_MARKER.fullmatch(lines[-1])):
+    if lines and any(m.fullmatch(lines[-1]) for m in (MARKER, REVIEW_MARKER, ISSUE_MARKER)):
         text = "\n".join(lines[:-1])  # the bot's trailer: the one HTML comment it may write
     found: list[str] = []
-    _walk(_parser().parse(text), f"https://{repo_host}/{repo}", repo, found)
+    base = repo_host if "://" in repo_host else f"https://{repo_host}"  # a test server's http://127.0.0.1:port
+    _walk(_parser().parse(text), f"{base}/{repo}", repo, found)
     return found
 
 
@@ -68,6 +72,23 @@ def assert_safe_for_github(text: str, repo_host: str = "github.com", repo: str =
     """Fail (AssertionError naming each hazard and the text) when GitHub would ping, link out, show an image or
     pass raw HTML from `text`."""
     found = github_problems(text, repo_host, repo, plain=plain)
+    assert not found, f"{found} in:\n{text[:2000]}"
+
+
+def sarif_message_problems(text: str, repo: str = "owner/repo") -> list[str]:
+    """What GitHub's code scanning would make live of a SARIF `message.text`: it is shown as text, except
+    `[label](n)` links to the result's related locations, so every other link target, URL, `www.` host, e-mail
+    address, mention and foreign reference counts."""
+    found = [f"mention {m.group(0)!r}" for m in MENTION.finditer(text)]
+    found += [f"link target {m.group(0)!r}" for m in SARIF_LINK.finditer(text)]
+    found += [f"URL {m.group(0)!r}" for m in URL.finditer(text)]
+    found += [f"foreign link {m.group(0)!r}" for m in (*WWW.finditer(text), *EMAIL.finditer(text))]
+    return found + [f"foreign reference {m.group(0)!r}" for m in CROSS_REFERENCE.finditer(text)
+                    if m.group(1).lower() != repo.lower()]
+
+
+def assert_safe_sarif_message(text: str, repo: str = "owner/repo") -> None:
+    found = sarif_message_problems(text, repo)
     assert not found, f"{found} in:\n{text[:2000]}"
 
 

@@ -3,6 +3,7 @@ code (1 when a finding reaches the blocking severity, 2 when the review could no
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sys
 from typing import Any, get_args
@@ -38,8 +39,8 @@ async def run_action(env: ActionEnv) -> int:
         _summary(env, f"Nothing to do: {reason}.")
         return 0
     missing = env.settings.missing_for_model()
+    fork = env.event_name == "pull_request" and _from_fork(env.event)
     if missing and (isinstance(decision, ReviewRequest) or decision.command.verb in REVIEW_VERBS):
-        fork = env.event_name == "pull_request" and _from_fork(env.event)
         raise ConfigError(f"reviewbot action needs: {', '.join(missing)} (the action's `api-token` input, from a "
                           "secret)" + (f". {FORK_NOTE}" if fork else ""))
     assert env.settings.github_token is not None  # from_environ refuses an environment without one
@@ -56,6 +57,10 @@ async def run_action(env: ActionEnv) -> int:
                 outcome = Outcome("failed", str(exc))
     finally:
         port.close()
+    if outcome.outcome == "failed" and fork and not env.settings.cloudflare_api_token:
+        # A server of one's own needs no key, so a keyless start is allowed; when the model then refuses, the
+        # likely cause on a fork's `pull_request` is the secret GitHub withheld.
+        outcome = dataclasses.replace(outcome, reason=f"{outcome.reason}. {FORK_NOTE}")
     return _finish(env, outcome)
 
 

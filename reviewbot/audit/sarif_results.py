@@ -9,6 +9,7 @@ from typing import Any
 
 from reviewbot.audit.findings import AuditFinding, Evidence
 from reviewbot.audit.sarif_rules import LEVEL, rule_id, sarif_text
+from reviewbot.review.publish.autolinks import broken
 from reviewbot.review.publish.markdown import plain
 
 FINGERPRINT_KEY = "reviewbotCodeKey/v1"
@@ -58,7 +59,7 @@ def _message(f: AuditFinding, evidence: Sequence[Evidence]) -> str:
 
 def _label(e: Evidence) -> str:
     name = e.path.rsplit("/", 1)[-1].translate({ord("["): "(", ord("]"): ")"})
-    return f"{plain(name)[:80]}:{e.line}"
+    return f"{broken(plain(name)[:80])}:{e.line}"
 
 
 def _location(path: str, start: int, end: int, note: str = "") -> dict[str, Any]:

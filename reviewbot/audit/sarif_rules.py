@@ -11,6 +11,7 @@ from linkify_it import LinkifyIt  # type: ignore[import-untyped]
 from reviewbot.audit.findings import AuditFinding
 from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.review.findings.security import CHECKLIST_ITEMS, CWE_NAMES
+from reviewbot.review.publish.autolinks import broken
 from reviewbot.review.publish.markdown import plain
 
 UNCLASSIFIED = "reviewbot/security"  # a finding without a CWE id
@@ -80,7 +81,8 @@ def _pascal(words: str) -> str:
 def sarif_text(text: str, limit: int = MAX_TEXT) -> str:
     """Untrusted text for `message.text` (what GitHub shows): no secrets, no pings, no links. SARIF reads
     `[text](target)` as a link, so `](` is broken apart; URLs GitHub would link are defanged
-    (`hxxps[:]//host[.]com`)."""
+    (`hxxps[:]//host[.]com`), and `www.` hosts, e-mail addresses and other repositories' `owner/repo#12` with any
+    top-level domain get a zero-width joiner where their link would start."""
     text = plain(text.strip())
     if len(text) > limit:
         text = text[:limit].rstrip() + " …"
@@ -91,7 +93,8 @@ def sarif_text(text: str, limit: int = MAX_TEXT) -> str:
             out.append(text[at:match.index] + _defang(raw))
             at = match.last_index
     out.append(text[at:])
-    return "".join(out).replace("](", "] (")
+    # A URL linkify does not take (after `=`, say) could still be one to a looser renderer: no `://` at all.
+    return broken("".join(out)).replace("](", "] (").replace("://", "[:]//")
 
 
 def _defang(raw: str) -> str:

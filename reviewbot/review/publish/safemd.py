@@ -12,6 +12,8 @@ from linkify_it import LinkifyIt  # type: ignore[import-untyped]
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
+from reviewbot.review.publish.autolinks import autolinked
+
 # Characters that open a construct anywhere (code, emphasis, links, HTML, entities, tables, math) are always
 # escaped; the rest only where they could start a block or emphasis, so prose stays readable in the source.
 _ALWAYS = frozenset("\\`*[]<>&|~$#!")
@@ -156,10 +158,21 @@ def _text(text: str, policy: LinkPolicy) -> str:
     broken with a zero-width joiner, and every special character is escaped."""
     out, at = [], 0
     for match in _linkify().match(text) or []:
-        out.append(_escape(text[at:match.index]))
+        out.append(_unlinked(text[at:match.index], policy))
         url = str(match.url)
         out.append(f"<{url}>" if policy.allows(url) and match.schema in ("http:", "https:") else code_span(match.raw))
         at = match.last_index
+    out.append(_unlinked(text[at:], policy))
+    return "".join(out)
+
+
+def _unlinked(text: str, policy: LinkPolicy) -> str:
+    """Escaped text; what GitHub autolinks beyond the linkify parser (`www.` hosts and e-mail addresses with any
+    top-level domain, other repositories' `owner/repo#N`) becomes code, as foreign URLs do."""
+    out, at = [], 0
+    for start, end in autolinked(text, policy.repo_url):
+        out += [_escape(text[at:start]), code_span(text[start:end])]
+        at = end
     out.append(_escape(text[at:]))
     return "".join(out)
 

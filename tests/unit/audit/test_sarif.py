@@ -15,6 +15,7 @@ from reviewbot.audit.findings import AuditFinding, Evidence, audit_fingerprint, 
 from reviewbot.audit.sarif import Limits, audit_category, build_sarif, encode_sarif
 from reviewbot.audit.sarif_rules import sarif_text
 from reviewbot.review.findings.schema import Finding
+from tests.gfm import assert_safe_for_github, assert_safe_sarif_message
 from tests.sarif_shapes import CATEGORY, COMMIT, many, shapes, sql_injection, weak_hash
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[3] / "specs" / "sarif" / "sarif-2.1.0.json").read_text())
@@ -143,3 +144,27 @@ def test_hostile_file_names_and_titles_cannot_make_links_in_the_message() -> Non
     related = result["relatedLocations"][0]
     assert related["physicalLocation"]["artifactLocation"]["uri"] == "lib/%5Ba%5D%28https%3A/evil.com%29.py"
     assert "](" not in related["message"]["text"]
+
+
+HOSTILE_TEXTS = ["cc @security-team and @admin", "[Fix now](https://evil.example/login)", "![p](https://evil.example/p)",
+                 "<img src=x onerror=alert(1)> <a href=https://evil.example>x</a>", "see www.evil.example today",
+                 "write to root@evil.example", "same as other/repo#12 and other/repo@0123456789abcdef",
+                 "javascript:alert(1) and mailto:a@evil.example"]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE_TEXTS)
+def test_every_message_github_shows_is_inert_with_hostile_titles_bodies_and_file_names(hostile: str) -> None:
+    name = hostile.replace(" ", "_").replace("//", "/")  # a usable file name: no empty path segment
+    finding = AuditFinding(path=f"app/{name}.py", start_line=1, end_line=1, title=hostile,
+                           cwe="CWE-79", severity="major", body=f"body: {hostile}", fingerprint="2222222222222222",
+                           evidence=(Evidence(f"lib/{name[:20]}.py", 2, hostile),
+                                     Evidence("lib/ok.py", 3, hostile)), fix=f"fix: {hostile}")
+    run = build_sarif([finding], category=CATEGORY).document["runs"][0]
+    [result] = run["results"]
+    texts = [result["message"]["text"], *(r["message"]["text"] for r in result.get("relatedLocations", ()))]
+    for text in texts:
+        assert_safe_sarif_message(text)
+    for rule in run["tool"]["driver"]["rules"]:
+        assert_safe_for_github(rule["help"]["markdown"])
+        for part in ("shortDescription", "fullDescription", "help"):
+            assert_safe_sarif_message(rule[part]["text"])

@@ -3,7 +3,11 @@ size GitHub accepts however many findings there are."""
 
 from __future__ import annotations
 
+import pytest
+
+from reviewbot.audit.findings import AuditFinding
 from reviewbot.audit.tracking import read_tracking, tracking_body
+from tests.gfm import assert_safe_for_github
 from tests.sarif_shapes import CATEGORY, COMMIT, many, sql_injection, unclassified, weak_hash
 
 KEY = b"s" * 32
@@ -38,3 +42,17 @@ def test_the_body_stays_under_githubs_limit_with_thousands_of_findings() -> None
     assert len(body) < 65_536 and new == 5_000
     assert "and 4950 less severe finding(s)" in body
     assert sum(len(v) for v in (read_tracking(body, KEY) or {}).values()) == 1_500
+
+
+HOSTILE = ["cc @security-team", "[Fix now](https://evil.example/login)", "![p](https://evil.example/p.png)",
+           "<img src=x onerror=alert(1)> <details><summary>x", "see www.evil.example", "write to root@evil.example",
+           "same as other/repo#12", "`` @team ``` `x"]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_the_issue_renders_inert_with_hostile_titles_bodies_file_names_and_reasons(hostile: str) -> None:
+    finding = AuditFinding(path=f"app/{hostile}.py", start_line=1, end_line=2, title=hostile, cwe="CWE-79",
+                           severity="major", body=f"body {hostile}", fingerprint="3333333333333333")
+    body, _ = tracking_body([finding, weak_hash()], category=f"reviewbot/{hostile}", commit_sha=COMMIT,
+                            cost_usd=1.0, reason=hostile, remembered=None, key=b"k")
+    assert_safe_for_github(body, repo="owner/repo")

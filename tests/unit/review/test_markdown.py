@@ -4,7 +4,7 @@ from reviewbot.model import Usage
 from reviewbot.review.findings.anchoring import Anchored, Placement
 from reviewbot.review.findings.schema import Finding
 from reviewbot.review.publish.markdown import ReviewReport, comment_body, neutralize, review_body
-from reviewbot.review.publish.rendercheck import rendered
+from tests.gfm import render as rendered
 
 
 def make(**kw: object) -> Finding:

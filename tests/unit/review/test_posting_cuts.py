@@ -11,8 +11,8 @@ from reviewbot.review.prompt.thread import answer_body
 from reviewbot.review.publish.cutting import bounded
 from reviewbot.review.publish.markdown import MAX_BODY, ReviewReport, neutralize, neutralize_inline, review_body
 from reviewbot.review.publish.posting import without_inline
-from reviewbot.review.publish.rendercheck import hazards, rendered
 from reviewbot.review.publish.safemd import LinkPolicy
+from tests.gfm import github_problems, render
 
 REPO = LinkPolicy("https://github.com/o/r")
 SPAN = "`@org/security-team see https://evil.example/x and ![p](https://evil.example/p.png)`"
@@ -26,7 +26,7 @@ def straddling(limit: int, before: int = 20) -> str:
 
 def live(markdown: str) -> list[str]:
     """What GitHub would make live: mentions outside code, foreign links and images, raw HTML."""
-    return hazards(markdown, REPO, frozenset({"sub", "details", "summary"}))
+    return github_problems(markdown, repo="o/r")
 
 
 def test_a_thread_answer_cut_at_the_limit_never_leaves_a_code_span_open() -> None:
@@ -67,7 +67,7 @@ def test_a_cut_inside_a_long_code_block_closes_the_fence() -> None:
     text = "Intro.\n\n```python\n" + "x = '@org/security-team'\n" * 4_000 + "```\n\nAfter."
     out = bounded(text, 60_000)
     assert len(out) <= 60_100 and out.endswith("```\n\n…(truncated)")
-    assert live(out) == [] and rendered(out).count("<pre>") == 1
+    assert live(out) == [] and render(out).count("<pre>") == 1
 
 
 def test_a_cut_into_a_link_drops_the_whole_link() -> None:
@@ -83,10 +83,10 @@ def test_a_cut_into_a_link_drops_the_whole_link() -> None:
 ])
 def test_an_escaped_backtick_starts_no_code_span_so_the_mention_after_it_is_broken(text: str) -> None:
     for out in (neutralize(text, REPO), neutralize_inline(text, REPO)):
-        assert hazards(out, REPO) == [], out
+        assert github_problems(out, repo="o/r") == [], out
         assert "\u200d" in out  # the mention outside the span is broken in the source too
 
 
 def test_a_backslash_inside_a_code_span_is_literal_and_the_span_stays_code() -> None:
     out = neutralize("``\\`@carol`` after", REPO)
-    assert "<code>\\`@carol</code>" in rendered(out) and hazards(out, REPO) == []
+    assert "<code>\\`@carol</code>" in render(out) and github_problems(out, repo="o/r") == []
