@@ -10,30 +10,19 @@ import json
 
 import pytest
 
-from reviewbot.app.auth import InstallationTokens
 from reviewbot.app.port import GitHubPort
 from reviewbot.app.port.code_scanning import check_processed
-from reviewbot.app.requester import RetryPolicy
 from reviewbot.audit.findings import AuditFinding
 from reviewbot.audit.publish import Published, publish_audit
 from reviewbot.audit.sarif import build_sarif, encode_sarif
 from reviewbot.audit.tracking import TITLE
 from reviewbot.errors import CodeScanningUnavailable, SarifRejected, Waiting
-from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.sarif_shapes import CATEGORY, COMMIT, sql_injection, unclassified, weak_hash
 
 KEY = b"k" * 32
 REF = "refs/heads/main"
-
-
-@pytest.fixture
-async def port(settings: Settings) -> GitHubPort:
-    assert settings.github_app_id and settings.github_private_key
-    tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url)
-    return GitHubPort(await tokens.get(INSTALLATION), settings.github_api_url,
-                      retry=RetryPolicy(first_s=0.05, max_s=0.1))
 
 
 async def _processed(port: GitHubPort, published: Published) -> None:

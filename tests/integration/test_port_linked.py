@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
-from reviewbot.app.auth import InstallationTokens
 from reviewbot.app.port import GitHubPort
-from reviewbot.app.requester import RetryPolicy
-from reviewbot.settings import Settings
-from tests.conftest import INSTALLATION, REPO
+from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.helpers import open_pull
-
-
-@pytest.fixture
-async def port(settings: Settings) -> GitHubPort:
-    assert settings.github_app_id and settings.github_private_key
-    tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url)
-    return GitHubPort(await tokens.get(INSTALLATION), settings.github_api_url,
-                      retry=RetryPolicy(first_s=0.05, max_s=0.1))
 
 
 async def test_issues_are_read_only_where_the_installation_can_read(port: GitHubPort,
