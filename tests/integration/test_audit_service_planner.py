@@ -13,7 +13,7 @@ from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json, verification_candidates
 from tests.helpers import run_worker_until_idle
 from tests.integration.test_audit import FILES, SQLI
-from tests.integration.test_audit_service import ISSUE, ask, audit_settings, audits
+from tests.integration.test_audit_service import ISSUE, answers, ask, audit_settings, audits
 
 VIEW = ("from zz.storage.sql import run_query\n\n\ndef order_list(request):\n"
         "    return run_query(request.GET['customer'])\n")
@@ -102,3 +102,4 @@ async def test_an_incremental_audit_reviews_the_changed_file_with_its_callers_an
     # The traversal in the untouched file is carried forward; the injection was found again and verified.
     assert sorted(f["path"] for f in second["findings"]) == ["app/other.py", "zz/storage/sql.py"]
     assert second["carried_count"] == 1 and second["candidates"] == 1
+    assert "1 file(s) that call or are called by the changed ones are audited again" in answers(fake_github)[-1]["body"]
