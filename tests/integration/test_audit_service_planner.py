@@ -4,6 +4,7 @@ incremental re-audit that reviews a changed file with its callers and carries th
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -60,6 +61,8 @@ async def test_every_request_of_a_service_audit_starts_with_the_same_bytes_and_c
         system, user = body["messages"][0]["content"], body["messages"][1]["content"]
         assert system == record["prefix"]["system"] and user.startswith(head + "\n\n## Part ")
     assert len({affinity for _, affinity in sent}) == 1 and sent[0][1]
+    # Workers render each request from the record, which keeps plans, never the code itself.
+    assert "SELECT * FROM orders" not in json.dumps(record) and record["chunks"][0]["context"] is not None
     assert sorted(f["title"] for f in record["findings"]) == sorted([INJECTION["title"], TRAVERSAL["title"]])
 
 

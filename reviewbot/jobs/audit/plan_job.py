@@ -1,5 +1,6 @@
-"""plan_audit: the tree at one commit → the files in scope (only the changed ones after an earlier audit), chunks
-and their estimate; the estimate is held on the daily budgets, the plan answered, and one job per chunk queued."""
+"""plan_audit: the tree at one commit → the files in scope (after an earlier audit, the changed ones with their
+callers and callees) → the audit planner's chunks, prefix and context plans in the record, and the estimate; the
+estimate is held on the daily budgets, the plan answered, and one job per chunk queued."""
 
 from __future__ import annotations
 
