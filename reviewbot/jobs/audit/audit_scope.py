@@ -23,9 +23,16 @@ class Scoped:
     """The plan as the record keeps it: chunks past `max_usd` are left out (their files listed)."""
 
     plan: AuditPlan
-    chunks: list[dict[str, Any]]  # index, paths, tokens, estimate_usd, context (the planned blocks as JSON)
+    chunks: list[dict[str, Any]]  # index, paths, tokens, estimate_usd, estimate_tokens
+    contexts: list[list[list[Any]]]  # per chunk, its context blocks as planned (JSON)
     left_out: list[str]
     selection: Selection | None  # None: a full audit
+
+    @property
+    def requests(self) -> dict[str, Any]:
+        """What a worker renders every chunk's request from (`chunk_input.chunk_request`): no file contents."""
+        return {"prefix": {"system": self.plan.prefix.system, "head": self.plan.prefix.head},
+                "context": self.contexts}
 
     @property
     def estimate_usd(self) -> float:
@@ -78,6 +85,6 @@ def plan_scope(snapshot: Snapshot, scoped: Sequence[str], blobs: Mapping[str, st
         estimates.append((estimate.cost_usd, estimate.prompt_tokens + estimate.completion_tokens))
     plan = dataclasses.replace(plan, chunks=tuple(kept))
     chunks = [{"index": c.index, "paths": list(c.paths), "tokens": c.tokens, "estimate_usd": round(usd, 4),
-               "estimate_tokens": tokens, "context": [b.as_json() for b in plan.context(c, snapshot.read)]}
-              for c, (usd, tokens) in zip(kept, estimates, strict=True)]
-    return Scoped(plan, chunks, left_out, chosen[0] if chosen else None)
+               "estimate_tokens": tokens} for c, (usd, tokens) in zip(kept, estimates, strict=True)]
+    contexts = [[b.as_json() for b in plan.context(c, snapshot.read)] for c in kept]
+    return Scoped(plan, chunks, contexts, left_out, chosen[0] if chosen else None)

@@ -37,15 +37,17 @@ async def audit_tree(deps: Deps, port: GitHubPort, repo: str, sha: str) -> Path:
     return await cache.checkout(repo, sha, download)
 
 
-def chunk_request(record: dict[str, Any], index: int, read: Callable[[str], str | None]) -> list[dict[str, str]]:
-    """Chunk `index`'s messages from the record: the audit's prefix (the same bytes for every chunk), its files
-    read from the tree and the context blocks planned with it (no parse, no call graph: that was the planning's)."""
-    if "prefix" not in record:
-        raise PermanentError("planned by an earlier version of reviewbot: start the audit again")
+def chunk_request(record: dict[str, Any], plan: dict[str, Any] | None, index: int,
+                  read: Callable[[str], str | None]) -> list[dict[str, str]]:
+    """Chunk `index`'s messages from the audit's plan (`AuditStore.load_plan`): its prefix (the same bytes for every
+    chunk), the chunk's files read from the tree and the context blocks planned with it (no parse, no call graph:
+    that was the planning job's)."""
+    if plan is None:
+        raise PermanentError("the audit's plan is gone (expired, or planned by an earlier version): audit again")
     planned = record["chunks"][index]
-    prefix = Prefix(record["prefix"]["system"], record["prefix"]["head"])
+    prefix = Prefix(plan["prefix"]["system"], plan["prefix"]["head"])
     chunk = Chunk(index, tuple(planned["paths"]), int(planned["tokens"]))
-    blocks = [Block.from_json(b) for b in planned.get("context") or []]
+    blocks = [Block.from_json(b) for b in plan["context"][index]]
     return render_chunk(prefix, chunk, len(record["chunks"]), read, blocks)
 
 

@@ -62,7 +62,8 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
             raise Retry(defer=wait)  # the provider has not answered: no prompt is built, no slot kept
         root = await audit_tree(deps, port, repo, record["sha"])
         snapshot = DirSnapshot(root)
-        messages = await asyncio.to_thread(chunk_request, record, index, snapshot.read)
+        plan = await store.load_plan(audit_id)
+        messages = await asyncio.to_thread(chunk_request, record, plan, index, snapshot.read)
 
         async def gate(held_tokens: int, held_usd: float) -> None:
             await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)

@@ -64,7 +64,8 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
         try:
             if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
                 raise Retry(defer=wait)  # no verification prompt is built again until the provider answered
-            verified = await verify(deps, redis, record, snapshot, gate, found)
+            plan = await store.load_plan(audit_id) if found else None
+            verified = await verify(deps, redis, record, plan, snapshot, gate, found)
         except RedisError as exc:
             raise Retry(defer=5.0) from exc
         except Waiting as exc:

@@ -104,7 +104,6 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
         "paths": list(scope), "full": full, "incremental": selection is not None, "trigger": trigger,
         "number": number, "status": "running", "created": time.time(), "model": deps.settings.model,
         "config": config.model_dump(mode="json"), "max_usd": config.audit.max_usd,
-        "prefix": {"system": scoped.plan.prefix.system, "head": scoped.plan.prefix.head},
         "chunks": scoped.chunks, "estimate_usd": scoped.estimate_usd, "left_out": scoped.left_out,
         "unchanged": len(carried_files), "related": len(selection.related) if selection is not None else 0,
         "carried": [f for p in carried_files for f in baseline.get(p, {}).get("findings") or []],
@@ -114,6 +113,7 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     # The whole estimate is held before any chunk starts: the audit cannot crowd out the day's reviews.
     await audit_budget(deps).reserve(installation_id, repo, hold_id(audit_id), scoped.estimate_usd,
                                      scoped.estimate_tokens)
+    await store.save_plan(audit_id, scoped.requests)  # before the record: a chunk job only runs after both
     await store.save(record)
     return record
 
