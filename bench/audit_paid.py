@@ -14,7 +14,7 @@ from bench.audit_standin import PRICE
 from reviewbot.inference.pricing import cost
 from tests.fakes.model import verification_candidates
 
-_PART = re.compile(r"part (\d+) of (\d+)")
+_PART = re.compile(r"Security audit of [^\n]{0,300}?, part (\d+) of (\d+)")
 
 
 def request_key(request: dict[str, Any]) -> str:
@@ -25,7 +25,7 @@ def request_key(request: dict[str, Any]) -> str:
     users = [str(m.get("content")) for m in messages if m.get("role") == "user"]
     if verification_candidates(request) is not None:
         return "verify " + _digest(users[-1])
-    if users and (part := _PART.search(users[0][:2_000])) is not None:
+    if users and (part := _PART.search(users[0])) is not None:
         return f"chunk part {part.group(1)} of {part.group(2)}"
     return "request " + _digest(json.dumps(messages[1:], sort_keys=True))
 

@@ -100,6 +100,7 @@ def run(name: str, workers: int, kill: bool, args: argparse.Namespace, files: di
         try:
             for i in range(workers):
                 env = environment(args, github, model, url, data / f"worker{i}")
+                (OUT / f"audit_workers-{name}-{i}.log").unlink(missing_ok=True)
                 procs.append(Process(["worker"], env, data, OUT / f"audit_workers-{name}-{i}.log"))
             wait_for(lambda: all("worker started" in p.text() for p in procs), 60, "the workers to start")
             harness_cpu, started = time.process_time(), time.monotonic()
@@ -172,14 +173,30 @@ def main() -> None:
     parser.add_argument("--poll", type=float, default=2.0, help="REVIEWBOT_ASYNC_POLL")
     parser.add_argument("--chunk-tokens", type=int, default=0, help="REVIEWBOT_AUDIT_CHUNK_TOKENS (default: unset)")
     parser.add_argument("--timeout", type=float, default=3_600.0)
+    parser.add_argument("--out", type=Path, default=OUT / "audit_workers.json", help="where the results go")
+    parser.add_argument("--from-json", type=Path, nargs="+", help="no run: write the section from saved results")
+    parser.add_argument("--section", default="audit-service", help="the docs/benchmarks.md section written")
     parser.add_argument("--write-readme", action="store_true")
     args = parser.parse_args()
+    if args.from_json:
+        saved = [json.loads(p.read_text()) for p in args.from_json]
+        meta, results = saved[0]["meta"], [r for s in saved for r in s["results"]]
+    else:
+        meta, results = measure(args)
+        args.out.parent.mkdir(exist_ok=True)
+        args.out.write_text(json.dumps({"meta": meta, "results": results}, indent=2))
+    if args.write_readme:
+        write_section(args.section, readme_text(results, meta))
+
+
+def measure(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     OUT.mkdir(exist_ok=True)
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     args.key = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                  serialization.NoEncryption()).decode()
     public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    args.design = design()
+    meta = {"design": design(), "scope": args.scope, "queue": args.queue, "poll": args.poll, "limits": LIMITS,
+            "chunk_tokens": args.chunk_tokens}
     files = tree_files(django_repo(), "v5.2.2")
     known = sinks({p: t for p, t in files.items() if p.startswith(args.scope + "/") and p.endswith(".py")})
     print("limits:", " ".join(f"{k}={v}" for k, v in LIMITS.items()), f"queue {args.queue:g} s, poll {args.poll:g} s")
@@ -187,9 +204,7 @@ def main() -> None:
     for name in args.runs.split(","):
         results.append(run(name, 1 if name == "1" else 2, name == "kill", args, files, known, public))
         print(json.dumps(results[-1]), flush=True)
-    (OUT / "audit_workers.json").write_text(json.dumps(results, indent=2))
-    if args.write_readme:
-        write_section("audit-service", readme_text(results, args, LIMITS))
+    return meta, results
 
 
 if __name__ == "__main__":

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from bench.audit_paid import cpu_seconds, paid, request_key
 from bench.audit_workers_text import readme_text
 from tests.fakes.model import VERIFY_HEADER
@@ -52,8 +50,9 @@ def test_the_section_says_the_speedup_and_what_the_kill_cost() -> None:
                base | {"run": "2", "chunks_per_min": 17.0, "worker_peak_rss_mb": [300.0, 310.0]},
                base | {"run": "kill", "chunks_per_min": 12.0, "took_over": True, "paid_twice": ["chunk part 4 of 10"],
                        "killed": {"at_s": 30.0, "chunks_done": 5, "chunks": 10}}]
-    args = argparse.Namespace(design="commit abc", scope="django", queue=5.0, poll=2.0)
-    text = readme_text(results, args, {"REVIEWBOT_INSTALLATION_CONCURRENCY": "8"})
+    meta = {"design": "commit abc", "scope": "django", "queue": 5.0, "poll": 2.0,
+            "limits": {"REVIEWBOT_INSTALLATION_CONCURRENCY": "8"}}
+    text = readme_text(results, meta)
     assert "**1.70×** the chunks per minute" in text
     assert "killed 30.0 s into the audit with 5 of 10 chunks done" in text and "chunk part 4 of 10" in text
     assert "300 MB / 310 MB" in text and "`REVIEWBOT_INSTALLATION_CONCURRENCY=8`" in text
