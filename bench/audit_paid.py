@@ -14,12 +14,13 @@ from bench.audit_standin import PRICE
 from reviewbot.inference.pricing import cost
 from tests.fakes.model import verification_candidates
 
-_PART = re.compile(r"Security audit of [^\n]{0,300}?, part (\d+) of (\d+)")
+# The planner's part header (reviewbot.audit.chunkprompt.PART_HEADER), or the title of the older added-file prompts.
+_PART = re.compile(r"(?:^## Part|Security audit of [^\n]{0,300}?, part) (\d+) of (\d+)", re.MULTILINE)
 
 
 def request_key(request: dict[str, Any]) -> str:
-    """Which piece of work a queued request is: `chunk part N of M` when its user message names the part (the
-    title of every chunk prompt), `verify <digest>` for a verification batch (its candidates' block), else the
+    """Which piece of work a queued request is: `chunk part N of M` when its first user message names the part
+    (every chunk prompt does), `verify <digest>` for a verification batch (its candidates' block), else the
     digest of the messages after the shared system prompt. The same work asked again gets the same key."""
     messages = [m for m in request.get("messages") or [] if isinstance(m, dict)]
     users = [str(m.get("content")) for m in messages if m.get("role") == "user"]

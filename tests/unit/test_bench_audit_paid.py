@@ -9,7 +9,7 @@ from tests.fakes.model import VERIFY_HEADER
 
 def chunk(part: int, of: int, code: str = "x = 1") -> dict[str, object]:
     return {"messages": [{"role": "system", "content": "You audit."},
-                         {"role": "user", "content": f"# Security audit of django, part {part} of {of}\n{code}"}]}
+                         {"role": "user", "content": f"# Overview\n\n## Part {part} of {of}: the files\n{code}"}]}
 
 
 def verification(titles: list[str]) -> dict[str, object]:
@@ -33,6 +33,8 @@ def test_a_chunk_asked_again_after_a_crash_counts_as_paid_twice_even_if_its_prom
     assert bill.prompt == 2_000 and bill.cache_share == 0.32 and bill.usd > 0
     assert request_key(verification(["SQL"])) == request_key(verification(["SQL"])) != request_key(
         verification(["XSS"]))
+    older = {"messages": [{"role": "user", "content": "...\nSecurity audit of django/db, part 2 of 9\n..."}]}
+    assert request_key(older) == "chunk part 2 of 9"
 
 
 def test_cpu_seconds_add_user_system_and_waited_children_whatever_the_command_name() -> None:
