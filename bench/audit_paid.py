@@ -81,3 +81,23 @@ def cpu_seconds(stat: str, ticks: int) -> float:
     """user+sys of a process and its waited-for children from the text of /proc/<pid>/stat."""
     fields = stat.rsplit(")", 1)[1].split()  # the command name (field 2) may hold spaces and parentheses
     return sum(int(fields[i]) for i in (11, 12, 13, 14)) / ticks  # utime, stime, cutime, cstime
+
+
+def handed_over(killed_log: str, survivor_log: str) -> tuple[int, int]:
+    """(chunk jobs the killed worker had started and not settled, how many of those whose request it had already
+    queued the survivor settled): from the workers' JSON logs (arq's `→`/`●` lines and the queue's log line)."""
+    def chunks(text: str, mark: str) -> set[str]:
+        found = set()
+        for line in text.splitlines():
+            entry = json.loads(line) if line.startswith("{") else {}
+            where = f"{entry.get('msg', '')} {entry.get('job_id', '')}"
+            if mark in str(entry.get("msg", "")) and (m := _CHUNK_JOB.search(where)) is not None:
+                found.add(m.group(1))
+        return found
+
+    unsettled = chunks(killed_log, "→") - chunks(killed_log, "●")
+    queued = chunks(killed_log, "queued asynchronously")
+    return len(unsettled), len(unsettled & queued & chunks(survivor_log, "●"))
+
+
+_CHUNK_JOB = re.compile(r"audit-chunk:\w+:(\d+)")

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from redis.asyncio import Redis
 
-from bench.audit_paid import cpu_seconds, paid
+from bench.audit_paid import cpu_seconds, handed_over, paid
 from bench.audit_standin import answer, seen_sinks, sinks
 from bench.audit_workers_text import readme_text
 from bench.readme import write_section
@@ -87,7 +87,8 @@ def finished(record: dict[str, Any] | None) -> bool:
 def run(name: str, workers: int, kill: bool, args: argparse.Namespace, files: dict[str, str],
         known: dict[str, list[Any]], public: bytes) -> dict[str, Any]:
     github, model = FakeGitHub(app_id=4242, public_key_pem=public), FakeModel(api_token=TOKEN)
-    model.async_queue_s, model.default = args.queue, standin(known)
+    # Queue time in seconds, not in polls: a request polled after it is due is answered at that poll.
+    model.async_queue_s, model.async_polls_before_done, model.default = args.queue, 0, standin(known)
     data = Path(tempfile.mkdtemp(prefix="rb-aw-", dir="/tmp"))  # short: the Redis socket path must stay legal
     redis = EmbeddedRedis(data / "redis")
     with ServedApp(github.app) as served_github, ServedApp(model.app) as served_model:
@@ -151,6 +152,7 @@ def result(name: str, workers: int, killed: dict[str, Any], record: dict[str, An
         "sarif_uploads": len(uploads), "sarif_errors": sum(len(u["errors"]) for u in uploads),
         "publication": (record.get("publication") or {}).get("status"),
         "took_over": bool(workers > 1 and "audit_chunk" in procs[-1].text()),
+        "handed_over": handed_over(procs[0].text(), procs[-1].text()) if killed else None,
         "load_avg": [round(v, 2) for v in os.getloadavg()], "violations": model.violations[:5],
     }
 

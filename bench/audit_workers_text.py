@@ -64,6 +64,11 @@ def readme_text(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         if r.get("killed"):
             k = r["killed"]
             survivor = "took its chunks over" if r["took_over"] else "ran no chunk (!)"
+            if r.get("handed_over"):
+                held, collected = r["handed_over"]
+                survivor += (f" ({held} chunk jobs were in the killed worker's hands; {collected} of them had their "
+                             "request already queued, and the survivor collected those answers instead of asking "
+                             "again)")
             lines += ["", f"SIGKILL: the first worker was killed {k['at_s']} s into the audit with {k['chunks_done']} "
                       f"of {k['chunks']} chunks done; the other worker {survivor} "
                       f"and the audit ended with {r['chunks_done']} audited and {r['not_audited']} reported not "

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bench.audit_paid import cpu_seconds, paid, request_key
+import json
+
+from bench.audit_paid import cpu_seconds, handed_over, paid, request_key
 from bench.audit_workers_text import readme_text
 from tests.fakes.model import VERIFY_HEADER
 
@@ -58,3 +60,18 @@ def test_the_section_says_the_speedup_and_what_the_kill_cost() -> None:
     assert "**1.70×** the chunks per minute" in text
     assert "killed 30.0 s into the audit with 5 of 10 chunks done" in text and "chunk part 4 of 10" in text
     assert "300 MB / 310 MB" in text and "`REVIEWBOT_INSTALLATION_CONCURRENCY=8`" in text
+
+
+def test_chunks_the_killed_worker_had_queued_are_counted_when_the_survivor_settles_them() -> None:
+    def line(msg: str, job: str = "") -> str:
+        return json.dumps({"msg": msg, "job_id": job})
+
+    killed = "\n".join([line("0.1s → reviewbot:audit-chunk:a1:0:audit_chunk('a1', 0)"),
+                        line("0.1s → reviewbot:audit-chunk:a1:1:audit_chunk('a1', 1)"),
+                        line("model request queued asynchronously", "reviewbot:audit-chunk:a1:1"),
+                        line("0.1s → reviewbot:audit-chunk:a1:2:audit_chunk('a1', 2)"),
+                        line("0.3s ← reviewbot:audit-chunk:a1:2:audit_chunk ● {'outcome': 'audited'}")])
+    survivor = "\n".join([line("9s ← reviewbot:audit-chunk:a1:0:audit_chunk ● {'outcome': 'audited'}"),
+                          line("9s ← reviewbot:audit-chunk:a1:1:audit_chunk ● {'outcome': 'audited'}"),
+                          "not json"])
+    assert handed_over(killed, survivor) == (2, 1)
