@@ -54,13 +54,17 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
     budget = audit_budget(deps)
     if (scope := current()) is not None:  # every paid request is charged as it arrives, to the audit's hold
         scope.charge = functools.partial(budget.charge, installation_id, repo, hold_id(audit_id))
-    if not await deps.slots.acquire(installation_id, job_id):
-        raise retries.wait_for_slot()
     port = deps.installation_port(installation_id)
+    held = False
     try:
+        # The tree before the slot: a worker new to this commit downloads it without holding one of the
+        # installation's slots while the other workers' chunks wait for them (a cache hit afterwards).
+        root = await audit_tree(deps, port, repo, record["sha"])
+        if not await deps.slots.acquire(installation_id, job_id):
+            raise retries.wait_for_slot()
+        held = True
         if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
             raise Retry(defer=wait)  # the provider has not answered: no prompt is built, no slot kept
-        root = await audit_tree(deps, port, repo, record["sha"])
         snapshot = DirSnapshot(root)
         plan = await store.load_plan(audit_id)
         messages = await asyncio.to_thread(chunk_request, record, plan, index, snapshot.read)
@@ -81,7 +85,7 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
         return await _settle(deps, redis, store, record, index, failed=str(exc))
     finally:
         port.close()
-        if not lease_lost():  # else the slot (same job id) is the worker's that runs the chunk now
+        if held and not lease_lost():  # else the slot (same job id) is the worker's that runs the chunk now
             await deps.slots.release(installation_id, job_id)
     # A finding in a file this audit does not review (context only, or carried forward) is not its to report.
     audited, paths = set(record["blobs"]), record["chunks"][index]["paths"]
