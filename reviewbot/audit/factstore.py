@@ -3,6 +3,7 @@ worker on the machine as the context index is, bounded, least recently used firs
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import time
@@ -12,7 +13,8 @@ from typing import TypeVar
 
 from reviewbot.audit.factcache import FileFacts, Key
 from reviewbot.repos.index_file import IndexFile, corrupt
-from reviewbot.review.context.store import decode_definitions, encode_definitions
+from reviewbot.review.context.store import encode_definitions
+from reviewbot.review.context.symbols import Definition
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -32,6 +34,15 @@ CREATE INDEX IF NOT EXISTS facts_used ON facts (used);
 def _chunks(keys: Sequence[Key]) -> Iterator[Sequence[Key]]:
     for i in range(0, len(keys), _CHUNK):
         yield keys[i:i + _CHUNK]
+
+
+def _decoded(defs: str, names: str) -> FileFacts | None:
+    """A row as facts; one that does not decode (a damaged page, a hand edit) is a miss: that file is parsed."""
+    try:
+        return FileFacts(tuple(Definition(*row) for row in json.loads(defs)), frozenset(names.split()))
+    except (ValueError, TypeError) as exc:  # json's errors are ValueErrors; a row of the wrong shape, TypeError
+        log.warning("audit facts cache entry not used: %s", exc)
+        return None
 
 
 class SqliteFacts:
@@ -73,8 +84,8 @@ class SqliteFacts:
                 for blob, language, defs, names, used in db.execute(
                         f"SELECT blob, language, defs, names, used FROM facts WHERE blob IN ({marks})",  # noqa: S608
                         [b for b, _ in part]):
-                    if (blob, language) in wanted:
-                        found[(blob, language)] = FileFacts(decode_definitions(defs), frozenset(names.split()))
+                    if (blob, language) in wanted and (facts := _decoded(defs, names)) is not None:
+                        found[(blob, language)] = facts
                         if used < old:
                             stale.append((blob, language))
             self._stamp(db, stale)

@@ -76,6 +76,17 @@ def test_a_corrupt_cache_file_is_ignored_and_replaced_not_fatal(tmp_path: Path) 
     assert plan(files, SqliteFacts(tmp_path))[0] == []  # a new file took its place
 
 
+def test_a_damaged_entry_is_a_miss_and_its_file_is_parsed_again(tmp_path: Path) -> None:
+    files = repo()
+    cache = SqliteFacts(tmp_path)
+    plan(files, cache)
+    blob, language = key_of("app/views.py", files["app/views.py"])
+    with sqlite3.connect(cache.path) as db:
+        db.execute("UPDATE facts SET defs = '[[\"half a row\"' WHERE blob = ? AND language = ?", (blob, language))
+    parsed, made = plan(files, SqliteFacts(tmp_path))
+    assert parsed == ["app/views.py"] and made == plan(files, None)[1]
+
+
 def test_an_unwritable_cache_plans_as_without_one(tmp_path: Path) -> None:
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the cache's folder should be")
