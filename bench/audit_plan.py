@@ -21,7 +21,6 @@ import tarfile
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,14 +31,13 @@ from bench.realcode import django_repo, tree_files
 from reviewbot.audit.batches import batch_messages, verification_batches
 from reviewbot.audit.chunks import Without, added_diff, auditable, plan_chunks
 from reviewbot.audit.dedup import dedupe
-from reviewbot.audit.factcache import FactCache
+from reviewbot.audit.factcache import Counted, FactCache
 from reviewbot.audit.factstore import SqliteFacts
 from reviewbot.audit.incremental import select_incremental
 from reviewbot.audit.planner import AuditPlan, parsed_definitions, plan_audit
 from reviewbot.repos.dirsnapshot import DirSnapshot
 from reviewbot.review.config import context_options, parse_config, with_security
 from reviewbot.review.context.snapshot import MemorySnapshot, Snapshot
-from reviewbot.review.context.symbols import Definition
 from reviewbot.review.diff.parse import parse_diff
 from reviewbot.review.findings.refine import Precision
 from reviewbot.review.findings.schema import parse_review_output
@@ -67,17 +65,6 @@ class Run:
     @property
     def twice(self) -> int:
         return sum(1 for n in self.reported.values() if n > 1)
-
-
-class Counting:
-    """The planner's parser, counting the files it parses."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __call__(self, path: str, text: str) -> Sequence[Definition]:
-        self.count += 1
-        return parsed_definitions(path, text)
 
 
 def export(repo: Path, ref: str, into: Path) -> Path:
@@ -123,7 +110,7 @@ def before(snapshot: Snapshot, known: dict[str, list]) -> Run:  # type: ignore[t
 
 def after(snapshot: Snapshot, known: dict[str, list], only: tuple[str, ...] | None = None,  # type: ignore[type-arg]
           name: str = "after", cache: FactCache | None = None) -> tuple[Run, AuditPlan]:
-    parser = Counting()
+    parser = Counted(parsed_definitions)
     cpu, wall = time.process_time(), time.perf_counter()
     plan = plan_audit(snapshot, DIRECTORY, only=only, definitions=parser, facts_cache=cache)
     plan_wall = time.perf_counter() - wall

@@ -46,6 +46,18 @@ class MemoryFacts:
         self.entries.update(entries)
 
 
+class Counted:
+    """A definitions source that counts the files it is asked about: those no cache knew (logs, benchmarks)."""
+
+    def __init__(self, definitions: Callable[[str, str], Sequence[Definition]]) -> None:
+        self.definitions = definitions
+        self.count = 0
+
+    def __call__(self, path: str, text: str) -> Sequence[Definition]:
+        self.count += 1
+        return self.definitions(path, text)
+
+
 def key_of(path: str, text: str) -> Key:
     """The content's git blob id (of the text as read, so an edited work tree is never confused with its
     index) and the language the path's extension selects."""

@@ -18,6 +18,7 @@ from reviewbot.review.context.symbols import Definition
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+FOLDER = "audit-facts"  # under the data dir
 DEFAULT_MAX_ENTRIES = 200_000  # about 250 Django-sized trees' distinct files; a few hundred MB at most
 STAMP_AFTER_S = 3_600.0  # a hit refreshes its entry's age only when older: most plans write nothing
 _CHUNK = 400  # keys per query: two bound parameters each, under SQLite's old limit of 999
