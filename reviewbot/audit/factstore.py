@@ -19,7 +19,7 @@ from reviewbot.review.context.symbols import Definition
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 FOLDER = "audit-facts"  # under the data dir
-DEFAULT_MAX_ENTRIES = 200_000  # about 250 Django-sized trees' distinct files; a few hundred MB at most
+DEFAULT_MAX_ENTRIES = 100_000  # about 130 Django-sized trees' distinct files: about 5.5 kB each, 550 MB at most
 STAMP_AFTER_S = 3_600.0  # a hit refreshes its entry's age only when older: most plans write nothing
 _CHUNK = 400  # keys per query: two bound parameters each, under SQLite's old limit of 999
 # Names are joined by spaces (identifiers have none); definitions as the context index encodes them. The file's
