@@ -21,7 +21,7 @@ T = TypeVar("T")
 FOLDER = "audit-facts"  # under the data dir
 DEFAULT_MAX_ENTRIES = 100_000  # about 130 Django-sized trees' distinct files: about 5.5 kB each, 550 MB at most
 STAMP_AFTER_S = 3_600.0  # a hit refreshes its entry's age only when older: most plans write nothing
-_CHUNK = 400  # keys per query: two bound parameters each, under SQLite's old limit of 999
+_CHUNK = 500  # blob ids per query: SQLite's bound-parameter limit is 999 on old builds
 # Names are joined by spaces (identifiers have none); definitions as the context index encodes them. The file's
 # name carries the context index's format (the identifier pattern, the definition queries): a change rebuilds it.
 _SCHEMA = """
@@ -32,9 +32,9 @@ CREATE INDEX IF NOT EXISTS facts_used ON facts (used);
 """
 
 
-def _chunks(keys: Sequence[Key]) -> Iterator[Sequence[Key]]:
-    for i in range(0, len(keys), _CHUNK):
-        yield keys[i:i + _CHUNK]
+def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), _CHUNK):
+        yield items[i:i + _CHUNK]
 
 
 def _decoded(defs: str, names: str) -> FileFacts | None:
@@ -79,12 +79,11 @@ class SqliteFacts:
             found: dict[Key, FileFacts] = {}
             stale: list[Key] = []
             old = self.clock() - STAMP_AFTER_S
-            blobs = sorted({blob for blob, _ in wanted})
-            for part in _chunks([(b, "") for b in blobs]):
+            for part in _chunks(sorted({blob for blob, _ in wanted})):
                 marks = ",".join("?" * len(part))
                 for blob, language, defs, names, used in db.execute(
                         f"SELECT blob, language, defs, names, used FROM facts WHERE blob IN ({marks})",  # noqa: S608
-                        [b for b, _ in part]):
+                        part):
                     if (blob, language) in wanted and (facts := _decoded(defs, names)) is not None:
                         found[(blob, language)] = facts
                         if used < old:

@@ -114,3 +114,9 @@ def test_the_cache_file_is_private(tmp_path: Path) -> None:
     assert (tmp_path / "facts").stat().st_mode & 0o777 == 0o700
     assert cache.path.stat().st_mode & 0o777 == 0o600
     assert sqlite3.connect(cache.path).execute("SELECT names FROM facts").fetchone() == ("x",)
+
+
+def test_a_tree_of_more_files_than_one_query_holds_is_found_whole(tmp_path: Path) -> None:
+    entries = {(f"{n:040x}", "python"): FileFacts((), frozenset({f"name_{n}"})) for n in range(1_200)}
+    SqliteFacts(tmp_path).put(entries)
+    assert SqliteFacts(tmp_path).get(sorted(entries)) == entries
