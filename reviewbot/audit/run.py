@@ -20,6 +20,7 @@ from reviewbot.audit.batches import Batch, batch_messages, verification_batches
 from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
 from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, Listed
 from reviewbot.audit.dedup import dedupe
+from reviewbot.audit.factstore import FOLDER, SqliteFacts
 from reviewbot.audit.formats import format_for, render
 from reviewbot.audit.planner import AuditPlan, plan_audit
 from reviewbot.errors import ConfigError, ModelPermanent, ModelQueued, PermanentError, RetryableError
@@ -53,7 +54,8 @@ def audit_command(settings: Settings, repo: Path, directory: str, report: Path |
         raise ConfigError(f"--repo {repo} is not a directory")
     snapshot = Listed(DirSnapshot(root), _listed(root))
     work = settings.data_dir / "audits" / hashlib.sha256(f"{root}\x1f{directory}".encode()).hexdigest()[:16]
-    plan = plan_audit(snapshot, directory, chunk_tokens=chunk_tokens)
+    plan = plan_audit(snapshot, directory, chunk_tokens=chunk_tokens,
+                      facts_cache=SqliteFacts(settings.data_dir / FOLDER))  # parses only unseen content
     state = _state(work / "state.json", root, directory, plan, restart, settings.model)
     plan = dataclasses.replace(plan, chunks=tuple(Chunk(c["index"], tuple(c["paths"]), c["tokens"])
                                                   for c in state["chunks"]))  # as planned when it started

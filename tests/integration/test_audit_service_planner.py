@@ -1,6 +1,6 @@
 """A service audit's requests as the planner builds them, against the fake GitHub and the fake model: one prefix and
 one affinity for every request of an audit, a caller far away in path order shown with the code it calls, and an
-incremental re-audit that reviews a changed file with its callers and carries the other findings forward."""
+incremental re-audit that parses and reviews a changed file with its callers and carries the other findings forward."""
 
 from __future__ import annotations
 
@@ -112,6 +112,7 @@ async def test_an_incremental_audit_reviews_the_changed_file_with_its_callers_an
     assert not first["incremental"] and second["incremental"] and second["status"] == "done"
     assert sorted(p for c in second["chunks"] for p in c["paths"]) == ["app/api/views.py", "zz/storage/sql.py"]
     assert second["unchanged"] == len(TREE) - 2 and second["related"] == 1
+    assert first["parsed"] == len(TREE) and second["parsed"] == 1  # the facts cache knew every other blob
     users = [body["messages"][1]["content"] for body, _ in list(queued(fake_model))[before:]
              if verification_candidates(body) is None]
     assert len(users) == len(second["chunks"]) and not any(audited("app/other.py", u) for u in users)

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reviewbot.audit.factstore import FOLDER as FACTS_FOLDER
+from reviewbot.audit.factstore import SqliteFacts
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.audit.stored import stored_definitions
 from reviewbot.catalogue import Price
@@ -72,7 +74,8 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
     finally:
         port.close()
     await _enqueue(redis, record)
-    log.info("audit planned", extra={"repo": repo, "audit": audit_id, "chunks": len(record["chunks"])})
+    log.info("audit planned", extra={"repo": repo, "audit": audit_id, "chunks": len(record["chunks"]),
+                                     "parsed": record.get("parsed", 0)})
     return {"outcome": "planned", "audit": audit_id, "chunks": len(record["chunks"])}
 
 
@@ -109,6 +112,7 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
         "carried": [f for p in carried_files for f in baseline.get(p, {}).get("findings") or []],
         "blobs": {p: blobs.get(p, "") for p in audited},
         "gone": sorted(p for p in baseline if p not in blobs and under(p, scope)),  # deleted since
+        "parsed": scoped.parsed,  # files parsed to plan: the facts cache knew the others' content
     }
     # The whole estimate is held before any chunk starts: the audit cannot crowd out the day's reviews.
     await audit_budget(deps).reserve(installation_id, repo, hold_id(audit_id), scoped.estimate_usd,
@@ -120,8 +124,9 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
 
 def _planned(deps: Deps, root: Path, scope: list[str], ignore: list[str], baseline: dict[str, dict[str, Any]],
              price: Price | None, max_usd: float | None) -> tuple[DirSnapshot, Scoped]:
-    """The planner over the files in scope; definitions come from the context index reviews share (by blob id)
-    where it already parsed the same content, and what is parsed now is kept there."""
+    """The planner over the files in scope. Each file's facts come from the audits' facts cache (per blob id and
+    language, shared by the workers under the data dir) where an earlier audit saw the same content; else its
+    definitions from the context index reviews share, where a review parsed it; else a parse, kept in both."""
     snapshot = DirSnapshot(root)
     scoped = in_scope(snapshot.paths(), snapshot.read, scope, ignore)
     blobs = snapshot.blob_ids()
@@ -131,7 +136,8 @@ def _planned(deps: Deps, root: Path, scope: list[str], ignore: list[str], baseli
     index = SqliteIndex(deps.settings.data_dir / "index")
     definitions = stored_definitions(index, {p: blobs[p] for p in scoped if blobs.get(p)})
     return snapshot, plan_scope(snapshot, scoped, blobs, previous or None, price=price, max_usd=max_usd,
-                                chunk_tokens=deps.settings.audit_chunk_tokens, definitions=definitions)
+                                chunk_tokens=deps.settings.audit_chunk_tokens, definitions=definitions,
+                                facts_cache=SqliteFacts(deps.settings.data_dir / FACTS_FOLDER))
 
 
 async def _enqueue(redis: Any, record: dict[str, Any]) -> None:
