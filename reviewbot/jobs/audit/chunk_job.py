@@ -3,6 +3,7 @@ gives the worker slot back (the job defers itself and polls on its next try); th
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import logging
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from arq import Retry
 from redis.exceptions import RedisError
 
+from reviewbot.audit.evidence import checked
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.budget import DailyBudget
@@ -83,7 +85,9 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
     report = result.report
     findings = [a.finding for a in report.placement.inline] + list(report.placement.outside)
     coverage = report.coverage
-    done = {"findings": [f.model_dump() for f in findings], "usage": dataclasses.asdict(report.usage),
+    findings, dropped = await asyncio.to_thread(checked, findings, DirSnapshot(root))  # evidence: this tree's
+    done = {"findings": [f.model_dump() for f in findings], "evidence_dropped": dropped,
+            "usage": dataclasses.asdict(report.usage),
             "partial": [list(p) for p in coverage.partial] + [list(s) for s in coverage.skipped] if coverage else []}
     outcome = await _settle(deps, redis, store, record, index, done=done)
     await RedisMemo(redis, job_id).clear()
