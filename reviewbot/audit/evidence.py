@@ -1,18 +1,22 @@
 """An audit finding's evidence lines, pure: the model's (untrusted) kept only where they name a line of a file of
-the audited tree, with a one-line plain note (what the audit stores and publishes)."""
+the audited tree, with a one-line plain note, then the call graph's (what the audit stores and publishes)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reviewbot.audit.answer_schema import MAX_EVIDENCE
+from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.sarif_results import safe_path
+from reviewbot.review.context.index import IDENT
 from reviewbot.review.context.snapshot import Snapshot
+from reviewbot.review.context.symbols import Definition
 from reviewbot.review.findings.schema import EvidenceStep, Finding
 from reviewbot.review.publish.markdown import plain
 
 MAX_NOTE = 160  # characters: a note says what the line does, the finding's body says the rest
+MAX_CALLERS = 2  # call-graph evidence per finding: the strongest callers only (names can mislead)
 
 
 @dataclass
@@ -43,6 +47,36 @@ class EvidenceCheck:
             text = self.read(path)
             self._lines[path] = 0 if text is None else len(text.split("\n")) - text.endswith("\n")
         return self._lines[path]
+
+
+def with_callers(finding: Finding, graph: CallGraph, definitions: Mapping[str, Sequence[Definition]],
+                 read: Callable[[str], str | None]) -> Finding:
+    """The finding with the call graph's evidence after the model's: where the strongest callers of the definition
+    around it call it (the first line using its name), as steps; a line the model gave already is not repeated."""
+    around = [d for d in definitions.get(finding.path, ()) if d.start <= finding.line <= d.end]
+    if not around:
+        return finding
+    name = min(around, key=lambda d: (d.end - d.start, d.start)).name  # the innermost: a method, not its class
+    callers = sorted((c for c in graph.callers.get(finding.path, ()) if name in graph.uses[c][finding.path]),
+                     key=lambda c: (-graph.weight[c][finding.path], c))[:MAX_CALLERS]
+    given = {(e.path, e.line) for e in finding.evidence}
+    found = []
+    for caller in callers:
+        line = _first_use(read(caller) or "", name)
+        if line and (caller, line) not in given:
+            found.append(EvidenceStep(path=caller, line=line, role="step", note=note_text(f"calls {name}")))
+    return finding.model_copy(update={"evidence": (*finding.evidence, *found)}) if found else finding
+
+
+def _first_use(text: str, name: str) -> int | None:
+    """The first line that calls `name` (`name(`), else the first that names it (an import, a reference)."""
+    named = None
+    for number, line in enumerate(text.split("\n"), 1):
+        if name in line and name in IDENT.findall(line):
+            if f"{name}(" in line:
+                return number
+            named = named or number
+    return named
 
 
 def note_text(note: str) -> str:

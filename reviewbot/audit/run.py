@@ -21,7 +21,7 @@ from reviewbot.audit.batches import Batch, batch_messages, verification_batches
 from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
 from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, Listed
 from reviewbot.audit.dedup import dedupe
-from reviewbot.audit.evidence import EvidenceCheck
+from reviewbot.audit.evidence import EvidenceCheck, with_callers
 from reviewbot.audit.formats import format_for, render
 from reviewbot.audit.planner import AuditPlan, plan_audit
 from reviewbot.errors import ConfigError, ModelPermanent, ModelQueued, PermanentError, RetryableError
@@ -149,7 +149,8 @@ async def _run(settings: Settings, root: Path, snapshot: Snapshot, plan: AuditPl
                 audited = set(chunk.paths)
                 check = EvidenceCheck(snapshot.read, files)
                 state["done"][str(chunk.index)] = {
-                    "candidates": [check(f).model_dump() for f in answer.output.findings if f.path in plan.sizes],
+                    "candidates": [with_callers(check(f), plan.graph, plan.definitions, snapshot.read).model_dump()
+                                   for f in answer.output.findings if f.path in plan.sizes],
                     "evidence_dropped": check.dropped,
                     "outside": len([f for f in answer.output.findings if f.path not in audited]),
                     "usage": dataclasses.asdict(answer.usage)}

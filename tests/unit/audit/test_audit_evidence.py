@@ -9,8 +9,9 @@ import pytest
 
 from reviewbot.audit.answer_schema import AUDIT_FORMATS, AUDIT_SCHEMA, MAX_EVIDENCE
 from reviewbot.audit.chunkprompt import AUDIT_SYSTEM
-from reviewbot.audit.evidence import MAX_NOTE, EvidenceCheck
+from reviewbot.audit.evidence import MAX_NOTE, EvidenceCheck, with_callers
 from reviewbot.audit.findings import Evidence, evidence_of, from_finding
+from reviewbot.audit.planner import facts, parsed_definitions
 from reviewbot.audit.report import markdown
 from reviewbot.audit.sarif import build_sarif
 from reviewbot.audit.tracking import tracking_body
@@ -153,3 +154,17 @@ def test_the_issue_with_evidence_on_every_finding_stays_under_githubs_limit() ->
                             reason="r", remembered={"reviewbot/audit/old/all/": [f"{i:016x}" for i in range(3_000)]},
                             key=b"k")
     assert len(body) < 65_536 and "Evidence: step `lib/e0.py:1` → step `lib/e1.py:2`" in body
+
+
+def test_the_call_graphs_callers_follow_the_models_evidence_once_each() -> None:
+    texts = {**FILES, "app/api.py": "from app import db\n\n\ndef lookup(name):\n    return db.find(name)\n",
+             "app/other.py": "def unrelated():\n    return 1\n"}
+    definitions, graph = facts(texts, parsed_definitions)
+    finding = answer(step("app/views.py", 6, "source", "the query string"))  # views.py calls find on line 6
+    merged = with_callers(finding, graph, definitions, texts.get)
+    assert [(e.path, e.line, e.role, e.note) for e in merged.evidence] == [
+        ("app/views.py", 6, "source", "the query string"), ("app/api.py", 5, "step", "calls find")]
+    ordered = from_finding(merged, lines=texts["app/db.py"].split("\n")).evidence
+    assert [(e.role, e.path) for e in ordered] == [("source", "app/views.py"), ("step", "app/api.py")]
+    outside = Finding.model_validate({**SINK, "path": "app/other.py", "line": 2})
+    assert with_callers(outside, graph, definitions, texts.get) == outside  # nobody calls it: nothing to add
