@@ -7,8 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 from jsonschema import Draft202012Validator
 
+from reviewbot.audit.answer_schema import AUDIT_FORMATS
+from reviewbot.inference.factory import model_client
+from reviewbot.inference.structured import StructuredReviewer
+from reviewbot.settings import Settings
 from tests.fakes.model import FakeModel, answering, findings_json, verification_candidates
 from tests.gfm import assert_safe_for_github, assert_safe_sarif_message
 from tests.integration.test_audit import SQLI, audit_env, by_chunk, make_tree
@@ -103,3 +108,18 @@ def test_the_models_evidence_in_another_file_is_a_related_location_and_a_code_fl
                    and verification_candidates(r) is None)  # its own chunk, and one showing it as context
     assert f"{4 * reported} evidence line(s) the model gave were left out" in report and "passwd" not in report
     assert_safe_for_github(report.split("## Findings")[1], repo="owner/repo")  # (the header names the model)
+
+
+async def test_a_model_held_to_the_schema_gives_evidence_to_an_audit_and_never_to_a_review(
+        settings: Settings, fake_model: FakeModel) -> None:
+    lines = [{"path": "app/views.py", "line": n, "role": "step", "note": ""} for n in range(1, 9)]
+    fake_model.constrained = True
+    fake_model.default = answering(findings_json([{**SQLI, "evidence": lines}]))
+    prompt = [{"role": "system", "content": "Audit."}, {"role": "user", "content": "### app/db.py"}]
+    async with httpx.AsyncClient() as http:
+        review = await StructuredReviewer(model_client(settings, http)).review(prompt, "ses_review")
+        audit = await StructuredReviewer(model_client(settings, http), formats=AUDIT_FORMATS).review(prompt, "ses_a")
+    assert review.output.findings[0].evidence == ()  # the review's schema has no room for it
+    assert [e.line for e in audit.output.findings[0].evidence] == [1, 2, 3, 4, 5, 6]  # the audit's: at most 6
+    sent = [r.json["response_format"]["json_schema"] for r in fake_model.requests]
+    assert [s["name"] for s in sent] == ["review", "audit"] and "evidence" not in json.dumps(sent[0])
