@@ -26,7 +26,7 @@ def result(f: AuditFinding, max_locations: int, max_flow: int, cut: list[str]) -
                    "were left out")
     evidence = usable[:cap]
     # The finding's own lines are the primary location (what GitHub shows and matches alerts by): not repeated.
-    related = [e for e in evidence if not (e.path == f.path and f.start_line <= e.line <= f.end_line)]
+    related = [e for e in evidence if not _inside(f, e)]
     result: dict[str, Any] = {
         "ruleId": rule_id(f.cwe),
         "level": LEVEL[f.severity],
@@ -41,7 +41,9 @@ def result(f: AuditFinding, max_locations: int, max_flow: int, cut: list[str]) -
                                       for i, e in enumerate(related, start=1)]
     if any(e.path != f.path for e in evidence):  # source and sink in different files: a code flow shows the path
         steps = [_location(e.path, e.line, e.line, _note(e)) for e in evidence]
-        if not any(e.role == "sink" for e in evidence):  # else the model named the sink: the flow ends there
+        # The finding's own lines close the flow as its sink, unless the model named the sink or placed them already
+        # (a finding anchored where the input enters).
+        if not any(e.role == "sink" or _inside(f, e) for e in evidence):
             steps.append(_location(f.path, f.start_line, f.end_line, "sink"))
         result["codeFlows"] = [{"threadFlows": [{"locations": [{"location": s} for s in steps]}]}]
     return result
@@ -64,6 +66,10 @@ def _message(f: AuditFinding, evidence: Sequence[Evidence]) -> str:
 def _label(e: Evidence) -> str:
     name = e.path.rsplit("/", 1)[-1].translate({ord("["): "(", ord("]"): ")"})
     return f"{broken(plain(name)[:80])}:{e.line}"
+
+
+def _inside(f: AuditFinding, e: Evidence) -> bool:
+    return e.path == f.path and f.start_line <= e.line <= f.end_line
 
 
 def _note(e: Evidence) -> str:

@@ -10,7 +10,7 @@ import pytest
 from reviewbot.audit.answer_schema import AUDIT_FORMATS, AUDIT_SCHEMA, MAX_EVIDENCE
 from reviewbot.audit.chunkprompt import AUDIT_SYSTEM
 from reviewbot.audit.evidence import MAX_NOTE, EvidenceCheck, with_callers
-from reviewbot.audit.findings import Evidence, evidence_of, from_finding
+from reviewbot.audit.findings import AuditFinding, Evidence, evidence_of, from_finding
 from reviewbot.audit.planner import facts, parsed_definitions
 from reviewbot.audit.report import markdown
 from reviewbot.audit.sarif import build_sarif
@@ -168,3 +168,15 @@ def test_the_call_graphs_callers_follow_the_models_evidence_once_each() -> None:
     assert [(e.role, e.path) for e in ordered] == [("source", "app/views.py"), ("step", "app/api.py")]
     outside = Finding.model_validate({**SINK, "path": "app/other.py", "line": 2})
     assert with_callers(outside, graph, definitions, texts.get) == outside  # nobody calls it: nothing to add
+
+
+def test_a_finding_anchored_where_the_input_enters_is_not_also_the_flows_sink() -> None:
+    source = AuditFinding(path="app/views.py", start_line=5, end_line=5, title="Name reaches SQL", cwe="CWE-89",
+                          severity="critical", body="b", fingerprint="4444444444444444",
+                          evidence=(Evidence("app/views.py", 5, "read here", "source"),
+                                    Evidence("app/db.py", 2, "formatted into SQL")))
+    [result] = build_sarif([source], category=CATEGORY).document["runs"][0]["results"]
+    flow = [(s["location"]["physicalLocation"]["artifactLocation"]["uri"], s["location"]["message"]["text"])
+            for s in result["codeFlows"][0]["threadFlows"][0]["locations"]]
+    assert flow == [("app/views.py", "source: read here"), ("app/db.py", "step: formatted into SQL")]
+    assert [r["physicalLocation"]["artifactLocation"]["uri"] for r in result["relatedLocations"]] == ["app/db.py"]
