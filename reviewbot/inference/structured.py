@@ -62,6 +62,7 @@ class StructuredReviewer:
     token_budget: int = 600_000  # tokens billed (prompt + completion) over the whole review
     gate: Gate | None = None  # the daily budget's hold, grown before each request
     images: list[dict[str, Any]] | None = None  # content parts added after the first user message's text
+    formats: tuple[dict[str, Any], ...] = RESPONSE_FORMATS  # the answer's schema forms (audits ask for more)
     allowance: Allowance = field(init=False)
 
     def __post_init__(self) -> None:
@@ -74,7 +75,7 @@ class StructuredReviewer:
         return dataclasses.replace(self)
 
     async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer[ReviewOutput]:
-        output, usage, model = await self.converse(messages, affinity, parse_review_output, RESPONSE_FORMATS)
+        output, usage, model = await self.converse(messages, affinity, parse_review_output, self.formats)
         return ModelAnswer(output, usage, model)
 
     async def converse(self, messages: list[dict[str, str]], affinity: str, parse: Callable[[str | None], T],

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reviewbot.audit.answer_schema import AUDIT_FORMATS
 from reviewbot.audit.chunkcontext import Block
 from reviewbot.audit.chunkprompt import Prefix, render_chunk
 from reviewbot.audit.chunks import Chunk
@@ -72,4 +73,4 @@ def audit_reviewer(deps: Deps, redis: Any, scope: str, root: Path, gate: Gate | 
     client = dataclasses.replace(deps.client, prefer_async=True)
     return StructuredReviewer(client, memo=RedisMemo(redis, scope), tools=RepoTools(root),
                               max_turns=deps.settings.max_tool_turns, token_budget=deps.settings.review_token_budget,
-                              gate=gate)
+                              gate=gate, formats=AUDIT_FORMATS)

@@ -133,6 +133,7 @@ def _totals(record: dict[str, Any], done: dict[int, dict[str, Any]], failed: dic
     return {"files": sum(len(c["paths"]) for c in record["chunks"]), "candidates": candidates,
             "duplicates": reported - candidates, "dropped": verified.dropped, "unverified": verified.unchecked,
             "not_audited": {str(i): why for i, why in failed.items()}, "usage": usage,
+            "evidence_dropped": sum(int(d.get("evidence_dropped") or 0) for d in done.values()),
             "spent_usd": round(usage["cost_usd"], 4), "carried_count": len(record.get("carried") or [])}
 
 
