@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from reviewbot.comment_commands import Command, parse_command
 from reviewbot.queue.request import ReviewRequest
+from reviewbot.webhooks.pushes import DefaultBranchPush, default_branch_push
 from reviewbot.webhooks.review_comments import TRUSTED_ASSOCIATIONS, ThreadReply, review_comment
 
 T = TypeVar("T")
@@ -61,7 +62,8 @@ class Ping:
     zen: str
 
 
-Decision = ReviewRequest | CommentCommand | ThreadReply | Rerun | Closed | Ignored | Accepted | Ping
+Decision = (ReviewRequest | CommentCommand | ThreadReply | Rerun | Closed | DefaultBranchPush | Ignored | Accepted
+            | Ping)
 
 
 def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> Decision:
@@ -78,6 +80,9 @@ def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> De
     if event == "pull_request_review_comment":
         reply = review_comment(payload, names, _field)
         return Ignored(reply) if isinstance(reply, str) else reply
+    if event == "push":
+        push = default_branch_push(payload, _field)
+        return Ignored(push) if isinstance(push, str) else push
     return Ignored(f"event {event!r} is not handled")
 
 

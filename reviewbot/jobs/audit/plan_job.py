@@ -21,6 +21,7 @@ from reviewbot.jobs.audit.job_ids import (
     hold_id,
     plan_job_id,
 )
+from reviewbot.jobs.audit.push_job import PUSH_TRIGGER, owe_push, recheck_s
 from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import store_job
@@ -52,6 +53,8 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
         if (running := await store.lock(repo, branch, audit_id)) is not None:
             if number is not None:
                 await port.create_issue_comment(repo, number, busy_text(branch))
+            if trigger == PUSH_TRIGGER:  # the pushes are owed an audit: asked again after the running one
+                await owe_push(redis, installation_id, repo, branch, recheck_s(deps.settings))
             return {"outcome": "busy", "running": running}
         try:
             record = await _plan(deps, port, store, audit_id, installation_id, repo, branch, paths or [], full,
