@@ -13,11 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from arq.connections import create_pool
 from arq.constants import default_queue_name
 from redis.asyncio import Redis
 
 from reviewbot.audit.service_state import AuditStore
+from reviewbot.jobs.audit.triggers import start_audit
 from reviewbot.queue.keys import push_audit_job_id
+from reviewbot.queue.worker import redis_settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering
@@ -148,6 +151,29 @@ async def test_a_push_while_an_audit_of_the_branch_runs_is_audited_after_it(
     assert record["trigger"] == "push" and record["sha"] == fake_github.branches[(REPO, "main")]
 
 
+async def test_a_push_audit_planned_while_another_audit_took_the_branch_is_owed_not_dropped(
+        env: dict[str, str], redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel) -> None:
+    files = TREE | {CONFIG: ON_PUSH}
+    head = fake_github.set_branch(REPO, "main", files)
+    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
+    client = await create_pool(redis_settings(redis_url))
+    store = AuditStore(client)
+    try:
+        # The push job found the branch free and queued the planning job; another audit took the branch since.
+        await start_audit(client, INSTALLATION, REPO, branch="main", trigger="push", run=f"push-{head}")
+        assert await store.lock(REPO, "main", "an-audit-of-main") is None
+        async with background_worker(audit_settings(env), redis_url):
+            await until(lambda: _only_the_push_job_waits(redis_url), "the push job to be queued again")
+            assert await audits(redis_url) == []
+            await store.unlock(REPO, "main", "an-audit-of-main")
+            await due_now(redis_url, JOB)
+            await until(lambda: _one_done(redis_url), "the push's audit to finish")
+    finally:
+        await client.aclose()
+    [record] = await audits(redis_url)
+    assert record["trigger"] == "push" and record["sha"] == head
+
+
 async def until(condition: Callable[[], Awaitable[bool]], what: str, timeout: float = 60.0) -> None:
     """Poll a condition that reads Redis (the worker runs in this event loop meanwhile)."""
     deadline = time.monotonic() + timeout
@@ -159,6 +185,12 @@ async def until(condition: Callable[[], Awaitable[bool]], what: str, timeout: fl
 
 async def _due_later(redis_url: str) -> bool:
     return (await queue(redis_url)).get(JOB, 0.0) > 300
+
+
+async def _only_the_push_job_waits(redis_url: str) -> bool:
+    """The push job is queued for later, and the planning job that queued it has ended."""
+    waiting = await queue(redis_url)
+    return list(waiting) == [JOB] and waiting[JOB] > 300
 
 
 async def _one_done(redis_url: str) -> bool:
