@@ -29,7 +29,8 @@ class AuditPort(Protocol):
     async def update_issue(self, repo: str, number: int, *, title: str | None = ..., body: str | None = ...,
                            state: str | None = ...) -> None: ...
 
-    async def issues_by(self, repo: str, creator: str, state: str = ...) -> list[dict[str, Any]]: ...
+    async def issues_by(self, repo: str, creator: str, state: str = ...) -> list[dict[str, Any]]:
+        """Issues opened by `creator` (every issue when it is empty), newest first."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ async def update_tracking_issue(port: AuditPort, repo: str, findings: Sequence[A
     number, new findings)."""
     ours = None
     candidates = await _known(port, repo, known)
-    for issue in candidates or await port.issues_by(repo, bot_login):
+    for issue in candidates or await _listed(port, repo, bot_login, key):
         if (remembered := tracking_state(issue, key)) is not None:
             ours = (issue, remembered)
             break
@@ -97,6 +98,30 @@ async def update_tracking_issue(port: AuditPort, repo: str, findings: Sequence[A
     reopen = "open" if new and issue.get("state") == "closed" else None
     await port.update_issue(repo, int(issue["number"]), body=body, state=reopen)
     return int(issue["number"]), new
+
+
+async def _listed(port: AuditPort, repo: str, bot_login: str, key: bytes) -> list[dict[str, Any]]:
+    """The App's issues: `creator=<slug>[bot]` first. GitHub documents `creator` only as "the user that created
+    the issue", not whether an App's bot account counts, and the slug may be unknown here: when that finds no
+    issue with a signed marker, every issue (newest first, bounded) that the App's bot account (or, slug unknown,
+    a bot) opened. The author matters as much as the marker: a person can copy a signed marker into an issue of
+    theirs, which the bot must not adopt."""
+    if bot_login:
+        try:
+            mine = [i for i in await port.issues_by(repo, bot_login) if _by_app(i, bot_login)]
+        except GitHubError as exc:
+            if exc.status not in (404, 422):  # a creator GitHub does not know: the wider look below
+                raise
+            mine = []
+        if any(tracking_state(i, key) is not None for i in mine):
+            return mine
+    return [i for i in await port.issues_by(repo, "") if _by_app(i, bot_login)]
+
+
+def _by_app(issue: dict[str, Any], bot_login: str) -> bool:
+    user = issue.get("user") or {}
+    login = str(user.get("login") or "")
+    return login.lower() == bot_login.lower() if bot_login else user.get("type") == "Bot" and login.endswith("[bot]")
 
 
 async def _known(port: AuditPort, repo: str, known: int | None) -> list[dict[str, Any]]:

@@ -45,13 +45,15 @@ async def publish(port: AuditPort, store: AuditStore, record: dict[str, Any], fi
             "status": "processing" if done.where == "code-scanning" else "edited", "errors": []}
 
 
-def published_text(publication: dict[str, Any] | None) -> str:
-    """Where the results are, for the answer comment, `reviewbot audit status` and the dashboard."""
+def published_text(publication: dict[str, Any] | None, issue_url: str = "") -> str:
+    """Where the results are, for the answer comment, `reviewbot audit status` and the dashboard; `issue_url`: the
+    tracking issue as a Markdown link (the answer comment), else its number as text."""
     if not publication:
         return "the audit record (`reviewbot audit status` and the dashboard)"
     if publication["where"] == "issue":
+        number = f"#{publication['issue_number']}"
         return (f"code scanning is not available here ({publication['reason']}): tracking issue "
-                f"#{publication['issue_number']} ({publication['new']} new)")
+                f"{f'[{number}]({issue_url})' if issue_url else number} ({publication['new']} new)")
     if publication["where"] == "none":
         return f"the audit record only: publishing failed ({'; '.join(publication['errors'])})"
     alerts = f"{publication['results']} alert(s)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.audit.service_state import AuditStore
@@ -98,6 +99,7 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     planned = plan(sizes, deps.settings.audit_chunk_tokens, price, deps.settings.prompt_budget, config.audit.max_usd)
     record: dict[str, Any] = {
         "id": audit_id, "installation_id": installation_id, "repo": repo, "branch": branch, "sha": sha,
+        "repo_url": f"{deps.settings.github_url.rstrip('/')}/{urllib.parse.quote(repo, safe='/')}",
         "paths": list(scope), "full": full, "incremental": bool(baseline) and not full, "trigger": trigger,
         "number": number, "status": "running", "created": time.time(), "model": deps.settings.model,
         "config": config.model_dump(mode="json"), "max_usd": config.audit.max_usd,
