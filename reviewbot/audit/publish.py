@@ -37,7 +37,7 @@ class AuditPort(Protocol):
 class Published:
     """Where the findings went: a SARIF upload to poll (`sarif_id`), or the tracking issue (`issue_number`)."""
 
-    where: Literal["code-scanning", "issue"]
+    where: Literal["code-scanning", "issue", "comment"]  # comment: only the caller's answer shows them
     results: int
     sarif_id: str | None = None
     issue_number: int | None = None
@@ -53,12 +53,13 @@ def branch_ref(branch: str) -> str:
 
 async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,
                         commit_sha: str, ref: str, bot_login: str, key: bytes, cost_usd: float = 0.0,
-                        repo_url: str | None = None, tracking_issue: int | None = None,
+                        repo_url: str | None = None, tracking_issue: int | None = None, tracking: bool = True,
                         limits: Limits = GITHUB_LIMITS) -> Published:
     """Upload the complete picture of one audit (carried-forward findings included); on CodeScanningUnavailable,
     edit the tracking issue instead (`tracking_issue`: its number if the caller remembers it from an earlier
-    audit; it is checked, and looked up among the App's issues when absent or not ours). The caller polls a SARIF
-    upload with `check_processed`, and may remember `Published.issue_number`."""
+    audit; it is checked, and looked up among the App's issues when absent or not ours; `tracking=False`: no
+    tracking issue, the caller shows the findings). The caller polls a SARIF upload with `check_processed`, and
+    may remember `Published.issue_number`."""
     branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
     sarif = build_sarif(findings, category=category, commit_sha=commit_sha, repo_url=repo_url, branch=branch,
                         limits=limits)
@@ -68,6 +69,8 @@ async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFind
         log.info("code scanning is not available; updating the tracking issue",
                  extra={"repo": repo, "error": str(exc)})
         reason = _reason(exc)  # in words a reader acts on (GitHub's full answer is in the log)
+        if not tracking:  # `tracking=False`: the tracking issue is the default branch's picture, not this one's
+            return Published("comment", len(findings), reason=reason)
         number, new = await update_tracking_issue(port, repo, findings, category=category, commit_sha=commit_sha,
                                                   bot_login=bot_login, key=key, cost_usd=cost_usd,
                                                   reason=reason, known=tracking_issue)

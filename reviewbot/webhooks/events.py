@@ -29,6 +29,7 @@ class CommentCommand:
     author: str
     trusted: bool  # the association alone allows it; otherwise the worker asks the API
     command: Command
+    pull: bool = False  # the comment is on a pull request (an `audit` there audits the pull request's head)
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,8 @@ def _issue_comment(payload: dict[str, Any], names: Iterable[str]) -> Decision:
     association = str(comment.get("author_association") or "NONE")
     return CommentCommand(installation_id=_installation(payload), repo=_repo(payload),
                           number=_field(issue, "number", int), comment_id=_field(comment, "id", int),
-                          author=login, trusted=association in TRUSTED_ASSOCIATIONS, command=command)
+                          author=login, trusted=association in TRUSTED_ASSOCIATIONS, command=command,
+                          pull=bool(issue.get("pull_request")))
 
 
 def _check_run(payload: dict[str, Any]) -> Decision:

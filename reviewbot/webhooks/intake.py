@@ -74,7 +74,8 @@ class Intake:
                 self.pool, keys.COMMAND_FUNCTION,
                 (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.author,
                  decision.trusted, decision.command.verb, decision.command.name),
-                {"args": list(decision.command.args)} if decision.command.verb == "audit" else {}, job_id,
+                {"args": list(decision.command.args), "pull": decision.pull} if decision.command.verb == "audit"
+                else {}, job_id,
                 delivery=delivery)
             return _outcome(stored, job_id, delivery)
         if isinstance(decision, DefaultBranchPush):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.jobs.audit.audit_scope import in_scope, plan, select, under
+from reviewbot.jobs.audit.audit_target import head_of, pull_number
 from reviewbot.jobs.audit.audit_text import busy_text, plan_text
 from reviewbot.jobs.audit.chunk_input import audit_tree
 from reviewbot.jobs.audit.chunk_job import audit_budget
@@ -85,20 +86,23 @@ async def _refused(port: GitHubPort, store: AuditStore, repo: str, branch: str, 
 
 async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, installation_id: int, repo: str,
                 branch: str, paths: list[str], full: bool, trigger: str, number: int | None) -> dict[str, Any]:
-    sha = await port.branch_head(repo, branch)
-    config = (await load_config(port, repo, await port.default_branch(repo))).config  # never the audited branch's
+    sha = await head_of(port, repo, branch)
+    default = await port.default_branch(repo)
+    config = (await load_config(port, repo, default)).config  # never the audited branch's
+    base = default if pull_number(branch) else branch  # a pull request starts from the default branch's last audit
     root = await audit_tree(deps, port, repo, sha)
     snapshot = DirSnapshot(root)
     scope = paths or config.audit.paths
     scoped = in_scope(snapshot.paths(), snapshot.read, scope, [*config.ignore, *config.audit.ignore])
     blobs = snapshot.blob_ids()
-    baseline = await store.baseline(repo, branch)
+    baseline = await store.baseline(repo, base)
     chosen = select(scoped, blobs, baseline, full)
     sizes = {p: s for p in chosen.audit if 0 < (s := (root / p).stat().st_size) <= MAX_TEXT_BYTES}
     price = deps.settings.prices.get(deps.settings.model)
     planned = plan(sizes, deps.settings.audit_chunk_tokens, price, deps.settings.prompt_budget, config.audit.max_usd)
     record: dict[str, Any] = {
         "id": audit_id, "installation_id": installation_id, "repo": repo, "branch": branch, "sha": sha,
+        "base_branch": base,
         "repo_url": f"{deps.settings.github_url.rstrip('/')}/{urllib.parse.quote(repo, safe='/')}",
         "paths": list(scope), "full": full, "incremental": bool(baseline) and not full, "trigger": trigger,
         "number": number, "status": "running", "created": time.time(), "model": deps.settings.model,
