@@ -15,7 +15,7 @@ DAY_PREFIX = "reviewbot:ledger:day:"
 MICRO = 1_000_000
 PAGE = 1_000
 FAILED = ("failed", "error", "timeout")  # what the dashboard and `usage` count as failures
-AUDITED = "audited"  # a finished audit's record (no pull request: `pr` is 0)
+AUDITED = "audited"  # a finished audit's record (`pr`: the pull request it audited, else 0)
 
 
 @dataclass(frozen=True)

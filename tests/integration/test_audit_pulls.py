@@ -21,6 +21,7 @@ from tests.integration.test_audit_service import (
     audits,
     every_chunk_reports_the_injection,
 )
+from tests.observe_helpers import ledger_entries
 
 PR = 31
 CHANGED = {"app/db.py": DB + "\n\ndef drop(name):\n    return db.execute(f\"DROP TABLE {name}\")\n"}
@@ -59,6 +60,10 @@ async def test_an_audit_asked_on_a_pull_request_audits_its_head_and_shows_in_its
     await run_worker_until_idle(settings, redis_url)
     again = (await audits(redis_url))[0]
     assert again["branch"] == "main" and again["incremental"] and again["chunks"] == []
+    # In the usage ledger and on the dashboard, the pull request's audit names its pull request.
+    assert [e.pr for e in await ledger_entries(redis_url) if e.is_audit] == [0, PR, 0]
+    page = web.get("/dashboard").text
+    assert f"{REPO}#{PR}</a> · audit" in page and f"{REPO} · audit" in page and "/pull/0" not in page
 
 
 async def test_without_code_scanning_a_pull_requests_audit_answers_and_leaves_the_tracking_issue_alone(

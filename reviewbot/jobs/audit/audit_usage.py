@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 from reviewbot.audit.service_state import TTL_S, record_key
+from reviewbot.jobs.audit.audit_target import pull_number
 from reviewbot.jobs.audit.job_ids import finish_job_id
 from reviewbot.model import Usage
 from reviewbot.observe.ledger import AUDITED, Entry, Ledger
@@ -17,7 +18,8 @@ from reviewbot.settings import Settings
 
 def audit_entry(record: dict[str, Any], settings: Settings, now: float) -> Entry:
     """The audit's totals (chunks + verification, from `record["usage"]`), its trigger, the findings it reports
-    by severity (carried-forward ones included: the complete picture it published) and the files it covered."""
+    by severity (carried-forward ones included: the complete picture it published) and the files it covered;
+    `pr` is the pull request whose head it audited, 0 for a branch."""
     spent = record.get("usage") or {}
     usage = Usage(**{k: int(spent.get(k) or 0) for k in ("prompt_tokens", "cached_tokens", "completion_tokens",
                                                           "requests", "async_requests")},
@@ -28,7 +30,7 @@ def audit_entry(record: dict[str, Any], settings: Settings, now: float) -> Entry
     not_audited = sum(len(chunks[int(i)]["paths"]) for i in record.get("not_audited") or {})
     model = str(record.get("model") or settings.model)
     return Entry(
-        repo=str(record["repo"]), pr=0, sha=str(record["sha"]), outcome=AUDITED,
+        repo=str(record["repo"]), pr=pull_number(str(record["branch"])) or 0, sha=str(record["sha"]), outcome=AUDITED,
         reason=f"{len(record.get('not_audited') or {})} chunk(s) not audited" if record.get("not_audited") else "",
         trigger=str(record.get("trigger") or ""), installation=int(record["installation_id"]),
         duration_s=round(max(0.0, now - float(record["created"])), 3),
