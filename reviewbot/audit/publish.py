@@ -86,7 +86,7 @@ async def update_tracking_issue(port: AuditPort, repo: str, findings: Sequence[A
     number, new findings)."""
     ours = None
     candidates = await _known(port, repo, known)
-    for issue in candidates or await _listed(port, repo, bot_login, key):
+    for issue in candidates or await _listed(port, repo, bot_login):
         if (remembered := tracking_state(issue, key)) is not None:
             ours = (issue, remembered)
             break
@@ -103,21 +103,18 @@ async def update_tracking_issue(port: AuditPort, repo: str, findings: Sequence[A
     return int(issue["number"]), new
 
 
-async def _listed(port: AuditPort, repo: str, bot_login: str, key: bytes) -> list[dict[str, Any]]:
-    """The App's issues: `creator=<slug>[bot]` first. GitHub documents `creator` only as "the user that created
-    the issue", not whether an App's bot account counts, and the slug may be unknown here: when that finds no
-    issue with a signed marker, every issue (newest first, bounded) that the App's bot account (or, slug unknown,
-    a bot) opened. The author matters as much as the marker: a person can copy a signed marker into an issue of
-    theirs, which the bot must not adopt."""
+async def _listed(port: AuditPort, repo: str, bot_login: str) -> list[dict[str, Any]]:
+    """The App's issues. GitHub documents `creator` only as "the user that created the issue", not whether an App's
+    `<slug>[bot]` account counts: honoured, it lists the App's issues; ignored, every issue, of which the App's are
+    kept; refused (or the slug unknown here), every issue is listed and the App's (any bot's, slug unknown) kept.
+    The author matters as much as the signed marker: a person can copy the marker into an issue of theirs, which
+    the bot must not adopt."""
     if bot_login:
         try:
-            mine = [i for i in await port.issues_by(repo, bot_login) if _by_app(i, bot_login)]
+            return [i for i in await port.issues_by(repo, bot_login) if _by_app(i, bot_login)]
         except GitHubError as exc:
-            if exc.status not in (404, 422):  # a creator GitHub does not know: the wider look below
+            if exc.status not in (404, 422):  # a creator GitHub does not take: the wider look below
                 raise
-            mine = []
-        if any(tracking_state(i, key) is not None for i in mine):
-            return mine
     return [i for i in await port.issues_by(repo, "") if _by_app(i, bot_login)]
 
 

@@ -145,8 +145,8 @@ async def test_uploads_github_would_refuse_are_reported(port: GitHubPort, fake_g
 async def test_the_tracking_issue_is_found_again_by_its_signed_marker_and_its_author_not_by_a_copy(
         port: GitHubPort, fake_github: FakeGitHub) -> None:
     """The number remembered in Redis is lost, then: GitHub documents `creator` only as "the user that created the
-    issue" (not whether an App's `<slug>[bot]` counts), so the lookup holds up when that filter finds nothing or
-    is refused, and when the slug is unknown; a person's issue carrying a copy of the signed marker is not ours."""
+    issue" (not whether an App's `<slug>[bot]` counts), so the lookup holds up when GitHub refuses that filter and
+    when the slug is unknown; a person's issue carrying a copy of the signed marker is not ours."""
     fake_github.code_scanning_off.add(REPO)
     first = await _publish(port, [weak_hash()], fake_github.bot_login)
     ours = fake_github.issues[(REPO, first.issue_number or 0)]
