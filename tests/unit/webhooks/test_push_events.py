@@ -19,7 +19,7 @@ def examples() -> list[dict[str, Any]]:
     return [json.loads(line) for line in PUBLISHED.read_text().splitlines() if line.strip()]
 
 
-def test_gitHubs_push_examples_become_an_audit_only_for_the_default_branch() -> None:
+def test_githubs_push_examples_become_an_audit_only_for_the_default_branch() -> None:
     decided = [decide("push", e) for e in examples() if "installation" in e]
     pushes = [d for d in decided if isinstance(d, DefaultBranchPush)]
     assert pushes and {(p.repo, p.branch) for p in pushes} == {("Codertocat/Hello-World", "master")}
