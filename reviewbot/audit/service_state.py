@@ -69,6 +69,11 @@ class AuditStore:
         held = holder.decode() if holder else ""
         return None if held == audit_id else held or None
 
+    async def running(self, repo: str, branch: str) -> str | None:
+        """The id of the audit holding the branch's lock, if one does."""
+        holder = await self.redis.get(running_key(repo, branch))
+        return holder.decode() if holder else None
+
     async def unlock(self, repo: str, branch: str, audit_id: str) -> None:
         key = running_key(repo, branch)
         holder = await self.redis.get(key)

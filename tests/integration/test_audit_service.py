@@ -24,7 +24,7 @@ from reviewbot.settings import Settings
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json, verification_candidates
-from tests.gfm import assert_safe_for_github, assert_safe_sarif_message
+from tests.gfm import assert_safe_for_github, assert_safe_sarif_message, render
 from tests.helpers import deliver, payload, run_worker_until_idle
 from tests.integration.test_audit import DB, FILES, GUESS, SERVER, SQLI
 from tests.integration.test_cli_review import run_cli
@@ -262,8 +262,11 @@ async def test_without_code_scanning_each_audit_edits_the_one_tracking_issue(
     assert first["publication"]["where"] == "issue" and not fake_github.sarif_uploads
     assert [n for (r, n) in fake_github.issues if r == REPO and n != ISSUE] == [number]
     assert SQLI["title"] in fake_github.issues[(REPO, number)]["body"]
+    answer = answers(fake_github)[0]["body"]
     assert f"code scanning is not available here (GitHub Code Security or Advanced Security is not enabled): " \
-           f"tracking issue \\#{number}" in answers(fake_github)[0]["body"]  # escaped: shown as #N
+           f"tracking issue [\\#{number}](https://github.com/{REPO}/issues/{number}) (1 new)" in answer
+    assert f'<a href="https://github.com/{REPO}/issues/{number}">#{number}</a>' in render(answer)  # a real link
+    assert_safe_for_github(answer, repo=REPO)  # into the repository itself: nothing foreign, no ping
 
     ask(web, fake_github, "@reviewbot-test audit full")
     await run_worker_until_idle(settings, redis_url)

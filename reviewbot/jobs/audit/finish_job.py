@@ -20,6 +20,8 @@ from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import edit_answer
 from reviewbot.jobs.audit.audit_record import publish, published_text
+from reviewbot.jobs.audit.audit_target import keeps_baseline
+from reviewbot.jobs.audit.audit_usage import record_audit
 from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
@@ -83,7 +85,9 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
                                                    findings + list(record.get("carried") or []))
             await store.save(record)
         record["published"] = published_text(record["publication"])
-        await _remember(store, record, done)
+        if keeps_baseline(record):
+            await _remember(store, record, done)
+        await record_audit(redis, deps.settings, record)  # once per audit, however often this job runs
         record["status"], record["finished"] = "done", time.time()
         await store.save(record)
         await edit_answer(port, record, final=True)

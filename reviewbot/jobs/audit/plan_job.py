@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from reviewbot.audit.stored import stored_definitions
 from reviewbot.catalogue import Price
 from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.jobs.audit.audit_scope import Scoped, in_scope, plan_scope, under
+from reviewbot.jobs.audit.audit_target import head_of, pull_number
 from reviewbot.jobs.audit.audit_text import busy_text, plan_text
 from reviewbot.jobs.audit.chunk_input import audit_tree
 from reviewbot.jobs.audit.chunk_job import audit_budget
@@ -28,6 +30,7 @@ from reviewbot.jobs.audit.job_ids import (
     hold_id,
     plan_job_id,
 )
+from reviewbot.jobs.audit.push_job import PUSH_TRIGGER, owe_push, recheck_s
 from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import store_job
@@ -59,6 +62,8 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
         if (running := await store.lock(repo, branch, audit_id)) is not None:
             if number is not None:
                 await port.create_issue_comment(repo, number, busy_text(branch))
+            if trigger == PUSH_TRIGGER:  # the pushes are owed an audit: asked again after the running one
+                await owe_push(redis, installation_id, repo, branch, recheck_s(deps.settings))
             return {"outcome": "busy", "running": running}
         try:
             record = await _plan(deps, port, store, audit_id, installation_id, repo, branch, paths or [], full,
@@ -89,11 +94,13 @@ async def _refused(port: GitHubPort, store: AuditStore, repo: str, branch: str, 
 
 async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, installation_id: int, repo: str,
                 branch: str, paths: list[str], full: bool, trigger: str, number: int | None) -> dict[str, Any]:
-    sha = await port.branch_head(repo, branch)
-    config = (await load_config(port, repo, await port.default_branch(repo))).config  # never the audited branch's
+    sha = await head_of(port, repo, branch)
+    default = await port.default_branch(repo)
+    config = (await load_config(port, repo, default)).config  # never the audited branch's
+    base = default if pull_number(branch) else branch  # a pull request starts from the default branch's last audit
     root = await audit_tree(deps, port, repo, sha)
     scope = paths or config.audit.paths
-    baseline = await store.baseline(repo, branch)
+    baseline = await store.baseline(repo, base)
     price = deps.settings.prices.get(deps.settings.model)
     # Parsing and the call graph take seconds of CPU on a large tree: off the event loop.
     snapshot, scoped = await asyncio.to_thread(_planned, deps, root, scope, [*config.ignore, *config.audit.ignore],
@@ -104,6 +111,8 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     carried_files = list(selection.carried) if selection is not None else []
     record: dict[str, Any] = {
         "id": audit_id, "installation_id": installation_id, "repo": repo, "branch": branch, "sha": sha,
+        "base_branch": base,
+        "repo_url": f"{deps.settings.github_url.rstrip('/')}/{urllib.parse.quote(repo, safe='/')}",
         "paths": list(scope), "full": full, "incremental": selection is not None, "trigger": trigger,
         "number": number, "status": "running", "created": time.time(), "model": deps.settings.model,
         "config": config.model_dump(mode="json"), "max_usd": config.audit.max_usd,
