@@ -8,17 +8,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.callgraph import CallGraph
+from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, Block, plan_context
 from reviewbot.audit.chunks import Chunk
-from reviewbot.review.context.excerpts import plan_ranges, render_block
+from reviewbot.review.context.excerpts import render_block
 from reviewbot.review.context.symbols import Definition
 from reviewbot.review.findings.schema import REVIEW_SCHEMA
 from reviewbot.review.findings.security import checklist
 
 MAX_FILE_CHARS = 400_000  # about 100k tokens: a longer file is shown in part (the report says so)
-CONTEXT_TOKENS = 6_000  # per chunk: callers and callees outside it, strongest link first
-MAX_DEFINITION_LINES = 40
-MAX_USES_PER_NAME = 3
-MIN_BLOCK_CHARS = 400
 AUDIT_SYSTEM = """You are reviewbot, a senior security engineer auditing existing code (not a pull request). \
 Find real, exploitable weaknesses: injection, broken authentication or authorisation, secrets, unsafe \
 deserialisation, path traversal, SSRF, crypto misuse, unsafe defaults, risky dependencies, and bugs that lose \
@@ -74,85 +71,16 @@ def chunk_messages(prefix: Prefix, chunk: Chunk, total: int, read: Callable[[str
                    definitions: Mapping[str, Sequence[Definition]],
                    context_tokens: int = CONTEXT_TOKENS) -> list[dict[str, str]]:
     """The chunk's request: the shared prefix first, everything specific to the chunk after it."""
+    return render_chunk(prefix, chunk, total, read, plan_context(chunk, read, graph, definitions, context_tokens))
+
+
+def render_chunk(prefix: Prefix, chunk: Chunk, total: int, read: Callable[[str], str | None],
+                 blocks: Sequence[Block]) -> list[dict[str, str]]:
+    """The request from a planned context: cheap (no parse, no graph), the same bytes wherever it is rendered."""
     files = [numbered(p, text) for p in chunk.paths if (text := read(p)) is not None]
-    context = _context(chunk, read, graph, definitions, context_tokens)
+    context = [render_block(b.path, text, None, b.ranges, b.reason) for b in blocks
+               if (text := read(b.path)) is not None]
     parts = [prefix.head, PART_HEADER.format(number=chunk.index + 1, total=total), *files]
     if context:
         parts += [CONTEXT_HEADER, *context]
     return [{"role": "system", "content": prefix.system}, {"role": "user", "content": "\n\n".join(parts)}]
-
-
-def links(chunk: Chunk, graph: CallGraph) -> list[tuple[float, str, str, tuple[str, ...]]]:
-    """(weight, path, "callee" or "caller", names) for files outside the chunk it calls or is called by."""
-    inside = set(chunk.paths)
-    found: dict[tuple[str, str], tuple[float, set[str]]] = {}
-    for path in chunk.paths:
-        for callee, names in graph.uses.get(path, {}).items():
-            if callee not in inside:
-                w, seen = found.get((callee, "callee"), (0.0, set()))
-                found[(callee, "callee")] = (w + graph.weight[path][callee], seen | set(names))
-        for caller in graph.callers.get(path, ()):
-            if caller not in inside:
-                w, seen = found.get((caller, "caller"), (0.0, set()))
-                found[(caller, "caller")] = (w + graph.weight[caller][path], seen | set(graph.uses[caller][path]))
-    return sorted(((w, p, how, tuple(sorted(n))) for (p, how), (w, n) in found.items()),
-                  key=lambda x: (-x[0], x[1], x[2]))
-
-
-def _context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGraph,
-             definitions: Mapping[str, Sequence[Definition]], budget: int) -> list[str]:
-    """Callers first (where tainted input comes from is what an audit misses most), as short windows around
-    their uses; then the definitions this part calls, strongest link first, while the budget lasts."""
-    blocks: list[str] = []
-    left = budget * 4  # characters
-    ranked = links(chunk, graph)
-    for _, path, how, names in [x for x in ranked if x[2] == "caller"] + [x for x in ranked if x[2] == "callee"]:
-        if left < MIN_BLOCK_CHARS:
-            break
-        text = read(path)
-        if text is None:
-            continue
-        if how == "callee":
-            ranges = plan_ranges(text, [(d.start, min(d.end, d.start + MAX_DEFINITION_LINES))
-                                        for d in definitions.get(path, ()) if d.name in names])
-            if ranges is None and len(text) > left:
-                continue  # shown whole, it would not fit: not worth rendering to find out
-            reason = f"defines {', '.join(f'`{n}`' for n in names[:4])}, used by this part"
-        else:
-            ranges = _merged(_uses(text, names))
-            reason = f"uses {', '.join(f'`{n}`' for n in names[:4])}, defined in this part"
-        block = render_block(path, text, None, ranges, reason)
-        if len(block) <= left:
-            blocks.append(block)
-            left -= len(block)
-    return blocks
-
-
-def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    out: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if out and start <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
-        else:
-            out.append((start, end))
-    return tuple(out)
-
-
-def _uses(text: str, names: tuple[str, ...]) -> list[tuple[int, int]]:
-    """Windows around the first uses of each name: str.find, and lines counted on from the previous use."""
-    found: list[int] = []
-    for name in names:
-        start = 0
-        for _ in range(MAX_USES_PER_NAME):
-            at = text.find(name, start)
-            if at < 0:
-                break
-            found.append(at)
-            start = at + len(name)
-    out: list[tuple[int, int]] = []
-    line, at = 1, 0
-    for position in sorted(found):
-        line += text.count("\n", at, position)
-        at = position
-        out.append((max(1, line - 3), line + 3))
-    return out

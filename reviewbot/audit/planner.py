@@ -7,7 +7,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.callgraph import CallGraph, build_graph
-from reviewbot.audit.chunkprompt import CONTEXT_TOKENS, Prefix, audit_prefix, chunk_messages
+from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, Block, plan_context
+from reviewbot.audit.chunkprompt import Prefix, audit_prefix, render_chunk
 from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, auditable
 from reviewbot.audit.clusters import graph_chunks
 from reviewbot.audit.overview import build_overview
@@ -20,6 +21,7 @@ from reviewbot.review.prompt.sections import estimate_tokens
 from reviewbot.review.prompt.tooldefs import TOOL_DEFINITIONS_JSON
 
 Definitions = Callable[[str, str], Sequence[Definition]]  # (path, text) -> what the file defines
+Select = Callable[[CallGraph, Mapping[str, int]], Collection[str] | None]  # (graph, sizes) -> files to audit
 ANSWER_TOKENS = 1_500  # expected per chunk's review answer, for the estimate
 LINKING_KINDS = frozenset({"function", "method", "class", "type", "constant"})
 
@@ -44,7 +46,11 @@ class AuditPlan:
     tools: bool = True
 
     def messages(self, chunk: Chunk, read: Callable[[str], str | None]) -> list[dict[str, str]]:
-        return chunk_messages(self.prefix, chunk, len(self.chunks), read, self.graph, self.definitions)
+        return render_chunk(self.prefix, chunk, len(self.chunks), read, self.context(chunk, read))
+
+    def context(self, chunk: Chunk, read: Callable[[str], str | None]) -> list[Block]:
+        """What links the chunk to the rest of the repository, planned (rendered by `chunkprompt.render_chunk`)."""
+        return plan_context(chunk, read, self.graph, self.definitions)
 
     @property
     def prefix_tokens(self) -> int:
@@ -59,6 +65,15 @@ class AuditPlan:
         completion = ANSWER_TOKENS * len(self.chunks)
         return Estimate(prompt, cached, completion, round(cost(price, prompt, cached, completion), 4))
 
+    def chunk_estimate(self, chunk: Chunk, price: Price | None, *, first: bool,
+                       context_tokens: int = CONTEXT_TOKENS) -> Estimate:
+        """`estimate` for one chunk (the first pays for the prefix, the others read it from the cache), for a cap
+        that leaves whole chunks out; no price (a model the catalogue does not know) costs nothing."""
+        prompt = self.prefix_tokens + int(chunk.tokens * 1.1) + context_tokens
+        cached = 0 if first else self.prefix_tokens
+        usd = cost(price, prompt, cached, ANSWER_TOKENS) if price is not None else 0.0
+        return Estimate(prompt, cached, ANSWER_TOKENS, usd)
+
 
 def parsed_definitions(path: str, text: str) -> Sequence[Definition]:
     return parse(path, text).definitions
@@ -66,13 +81,16 @@ def parsed_definitions(path: str, text: str) -> Sequence[Definition]:
 
 def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = CHUNK_TOKENS,
                only: Collection[str] | None = None, definitions: Definitions = parsed_definitions,
-               tools: bool = True) -> AuditPlan:
+               tools: bool = True, select: Select | None = None) -> AuditPlan:
     """The whole plan from a snapshot. `only`: audit just these files (an incremental audit's selection); the
-    graph and the overview still cover the whole tree, so the prefix stays the same bytes as the full audit's."""
+    graph and the overview still cover the whole tree, so the prefix stays the same bytes as the full audit's.
+    `select`: the files to audit chosen from the call graph and the sizes (e.g. `select_incremental`), as `only`."""
     paths = auditable(snapshot.paths(), snapshot.read, directory)
     texts = {p: t for p in paths if (t := snapshot.read(p)) is not None and 0 < len(t) <= MAX_TEXT_BYTES}
     defined, graph = facts(texts, definitions)
     sizes = {p: len(t) for p, t in texts.items()}
+    if select is not None:
+        only = select(graph, sizes)
     chosen = {p: s for p, s in sizes.items() if only is None or p in only}
     chunks = tuple(graph_chunks(chosen, graph, chunk_tokens))
     overview = build_overview(sorted(texts), sizes, defined, graph)

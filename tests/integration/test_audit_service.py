@@ -38,7 +38,7 @@ def every_chunk_reports_the_injection(request: dict[str, Any]) -> str:
     """A model that reports the SQL injection whatever part it is shown (as chunks whose context includes the
     file do), and the unescaped HTML where it sees the file."""
     user = request["messages"][1]["content"]
-    return findings_json([SQLI] + ([GUESS] if "+++ web/server.ts\n" in user else []), "Audited.")
+    return findings_json([SQLI] + ([GUESS] if "### web/server.ts\n" in user else []), "Audited.")
 
 
 def audit_settings(env: dict[str, str], **extra: str) -> Settings:
@@ -119,7 +119,7 @@ async def test_a_second_audit_reads_only_changed_files_and_carries_the_rest_forw
     assert second["unchanged"] == 2 and [f["title"] for f in second["findings"]] == [SQLI["title"]]  # carried
     shown = [c["requests"][0]["messages"][1]["content"] for c in fake_model.async_calls[first_submits:]
              if "requests" in c and verification_candidates(c["requests"][0]) is None]
-    assert len(shown) == 1 and "+++ web/server.ts" in shown[0] and "+++ app/db.py" not in shown[0]
+    assert len(shown) == 1 and "### web/server.ts" in shown[0] and "### app/db.py" not in shown[0]
 
     ask(web, fake_github, "@reviewbot-test audit full app")
     await run_worker_until_idle(settings, redis_url)

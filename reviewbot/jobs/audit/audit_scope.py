@@ -1,42 +1,39 @@
-"""What an audit covers, pure: files in scope, the changed ones since the branch's last audit (incremental), their
-chunks, each chunk's estimated cost, and what a dollar cap leaves out."""
+"""What a service audit covers, pure: files in scope, the incremental selection (changed files and their callers
+and callees, from the call graph), the planner's chunks with each one's context planned, the cost cap, and the
+record every worker builds a chunk's request from without parsing the tree again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+import dataclasses
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import pathspec
 
-from reviewbot.audit.chunks import Chunk, auditable, plan_chunks
+from reviewbot.audit.callgraph import CallGraph
+from reviewbot.audit.chunks import Chunk, Listed, auditable
+from reviewbot.audit.incremental import Selection, select_incremental
+from reviewbot.audit.planner import AuditPlan, Definitions, parsed_definitions, plan_audit
 from reviewbot.catalogue import Price
-from reviewbot.inference.pricing import cost
-
-DIFF_OVERHEAD = 1.35  # the numbered diff of an added file is about a third longer than the file
-PROMPT_OVERHEAD = 12_000  # system prompt, checklist, tool definitions, repository context
-COMPLETION = 4_000
-VERIFY_COMPLETION = 2_000
-VERIFY_CACHED = 0.8  # a verification request re-sends its chunk's prompt: most of it comes from the cache
+from reviewbot.review.context.snapshot import Snapshot
 
 
-@dataclass(frozen=True)
-class Selection:
-    audit: list[str]  # files to send to the model
-    carried: list[dict[str, Any]]  # findings of unchanged files, from the branch's last audit
-    unchanged: list[str]
-    in_scope: list[str]
+@dataclasses.dataclass(frozen=True)
+class Scoped:
+    """The plan as the record keeps it: chunks past `max_usd` are left out (their files listed)."""
 
-
-@dataclass(frozen=True)
-class Planned:
-    chunks: list[Chunk]
-    estimates: list[float]  # US dollars per chunk
-    left_out: list[str] = field(default_factory=list)  # files over the dollar cap, not audited this time
+    plan: AuditPlan
+    chunks: list[dict[str, Any]]  # index, paths, tokens, estimate_usd, context (the planned blocks as JSON)
+    left_out: list[str]
+    selection: Selection | None  # None: a full audit
 
     @property
     def estimate_usd(self) -> float:
-        return round(sum(self.estimates), 4)
+        return round(sum(float(c["estimate_usd"]) for c in self.chunks), 4)
+
+    @property
+    def estimate_tokens(self) -> int:
+        return sum(int(c["estimate_tokens"]) for c in self.chunks)
 
 
 def in_scope(paths: Sequence[str], read: Callable[[str], str | None], scope: Sequence[str],
@@ -55,45 +52,32 @@ def under(path: str, scope: Sequence[str]) -> bool:
     return not prefixes or any(path == s or path.startswith(s + "/") for s in prefixes)
 
 
-def select(scoped: Sequence[str], blobs: Mapping[str, str], baseline: Mapping[str, dict[str, Any]],
-           full: bool) -> Selection:
-    """Files whose blob changed since the branch's last completed audit (all of them when `full` or there was
-    none); the findings of the others are carried forward."""
-    if full or not baseline:
-        return Selection(list(scoped), [], [], list(scoped))
-    audit, carried, unchanged = [], [], []
-    for path in scoped:
-        seen = baseline.get(path)
-        if seen is not None and seen.get("blob") and seen["blob"] == blobs.get(path):
-            unchanged.append(path)
-            carried += list(seen.get("findings") or [])
-        else:
-            audit.append(path)
-    return Selection(audit, carried, unchanged, list(scoped))
+def plan_scope(snapshot: Snapshot, scoped: Sequence[str], blobs: Mapping[str, str],
+               previous: Mapping[str, str] | None, *, chunk_tokens: int, price: Price | None,
+               max_usd: float | None, definitions: Definitions = parsed_definitions) -> Scoped:
+    """The planner over the files in scope. `previous` (path -> blob of the branch's last completed audit, None
+    for a full audit): only changed files and the files that call them or that they call are audited."""
+    chosen: list[Selection] = []
 
+    def select(graph: CallGraph, sizes: Mapping[str, int]) -> Collection[str] | None:
+        if previous is None:
+            return None
+        chosen.append(select_incremental(previous, {p: blobs.get(p, "") for p in sizes}, graph, sizes=sizes))
+        return chosen[0].audit
 
-def chunk_estimate(chunk_tokens: int, price: Price | None, prompt_budget: int) -> float:
-    """One chunk's review request and one verification request, at the model's prices."""
-    if price is None:
-        return 0.0
-    prompt = min(prompt_budget, int(chunk_tokens * DIFF_OVERHEAD) + PROMPT_OVERHEAD)
-    review = cost(price, prompt, 0, COMPLETION)
-    verify = cost(price, prompt + COMPLETION, int(prompt * VERIFY_CACHED), VERIFY_COMPLETION)
-    return review + verify
-
-
-def plan(sizes: Mapping[str, int], chunk_tokens: int, price: Price | None, prompt_budget: int,
-         max_usd: float | None) -> Planned:
-    """Chunks in path order; under `max_usd`, the chunks past the cap are left out (their files listed)."""
-    chunks = plan_chunks(sizes, chunk_tokens)
+    plan = plan_audit(Listed(snapshot, scoped), definitions=definitions, chunk_tokens=chunk_tokens, select=select)
     kept: list[Chunk] = []
-    estimates: list[float] = []
+    estimates: list[tuple[float, int]] = []
     left_out: list[str] = []
-    for chunk in chunks:
-        estimate = chunk_estimate(chunk.tokens, price, prompt_budget)
-        if max_usd is not None and sum(estimates) + estimate > max_usd:
+    for chunk in plan.chunks:
+        estimate = plan.chunk_estimate(chunk, price, first=not kept)
+        if max_usd is not None and sum(e for e, _ in estimates) + estimate.cost_usd > max_usd:
             left_out += chunk.paths
             continue
         kept.append(Chunk(len(kept), chunk.paths, chunk.tokens))
-        estimates.append(estimate)
-    return Planned(kept, estimates, left_out)
+        estimates.append((estimate.cost_usd, estimate.prompt_tokens + estimate.completion_tokens))
+    plan = dataclasses.replace(plan, chunks=tuple(kept))
+    chunks = [{"index": c.index, "paths": list(c.paths), "tokens": c.tokens, "estimate_usd": round(usd, 4),
+               "estimate_tokens": tokens, "context": [b.as_json() for b in plan.context(c, snapshot.read)]}
+              for c, (usd, tokens) in zip(kept, estimates, strict=True)]
+    return Scoped(plan, chunks, left_out, chosen[0] if chosen else None)

@@ -32,6 +32,7 @@ def plan_text(record: dict[str, Any]) -> str:
     if record.get("unchanged"):
         lines.append(f"{record['unchanged']} unchanged file(s) since the last audit of this branch: their "
                      f"{len(record.get('carried') or [])} finding(s) are carried forward.")
+    lines += _related(record)
     lines += _left_out(record)
     return "\n".join(lines)
 
@@ -53,6 +54,7 @@ def result_text(record: dict[str, Any]) -> str:
              f"{len(findings)} finding(s) kept"
              + (f", {record['carried_count']} carried forward from the last audit" if record.get("carried_count")
                 else "") + "."]
+    lines += _related(record)
     by_severity = Counter(f["severity"] for f in findings)
     if by_severity:
         lines += ["", " · ".join(f"{BADGE[s]} {n}" for s, n in sorted(by_severity.items(),
@@ -71,6 +73,13 @@ def result_text(record: dict[str, Any]) -> str:
     lines += _left_out(record)
     lines += ["", f"Where the results are: {neutralize_inline(record.get('published') or 'the audit record')}."]
     return "\n".join(lines)
+
+
+def _related(record: dict[str, Any]) -> list[str]:
+    """An incremental audit reviews the changed files' callers and callees again with them."""
+    if not record.get("related"):
+        return []
+    return [f"{record['related']} file(s) that call or are called by the changed ones are audited again with them."]
 
 
 def _left_out(record: dict[str, Any]) -> list[str]:

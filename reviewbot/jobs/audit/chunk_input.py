@@ -1,30 +1,30 @@
 """What a chunk's requests are built from, the same in every worker and every try: the tree at the audited commit
-(from the repository cache), the chunk's files shown as added, and a reviewer that prefers the provider's queue."""
+(from the repository cache), the prefix and context planned in the record, and a reviewer that prefers the
+provider's queue."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.audit.chunks import Without, added_diff
+from reviewbot.audit.chunkcontext import Block
+from reviewbot.audit.chunkprompt import Prefix, render_chunk
+from reviewbot.audit.chunks import Chunk
+from reviewbot.errors import PermanentError
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.structured import StructuredReviewer
 from reviewbot.inference.tools import RepoTools
-from reviewbot.repos.cache import DirSnapshot, RepoCache
-from reviewbot.review.config import RepoConfig, context_options, precision
-from reviewbot.review.diff.parse import parse_diff
-from reviewbot.review.engine import ReviewInput, affinity_id
-from reviewbot.review.prompt.sections import PromptInput
+from reviewbot.repos.cache import RepoCache
+from reviewbot.review.engine import affinity_id
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
     from reviewbot.jobs.deps import Deps
 
 MAX_ARCHIVE_BYTES = 500_000_000
-DESCRIPTION = ("Not a pull request: a security audit of existing code. Every file of this part is shown as added, "
-               "so that all of it is reviewed; judge the code as it is.")
 
 
 async def audit_tree(deps: Deps, port: GitHubPort, repo: str, sha: str) -> Path:
@@ -37,17 +37,16 @@ async def audit_tree(deps: Deps, port: GitHubPort, repo: str, sha: str) -> Path:
     return await cache.checkout(repo, sha, download)
 
 
-def chunk_input(deps: Deps, record: dict[str, Any], snapshot: DirSnapshot, index: int) -> ReviewInput:
-    chunk = record["chunks"][index]
-    paths = list(chunk["paths"])
-    config = RepoConfig.model_validate(record["config"])
-    files = {p: text for p in paths if (text := snapshot.read(p)) is not None}
-    options = context_options(config, deps.settings.prompt_budget, paths, tools=True)
-    where = ", ".join(record["paths"]) or "the repository"
-    prompt = PromptInput(title=f"Security audit of {where}, part {index + 1} of {len(record['chunks'])}",
-                         description=DESCRIPTION, diff=parse_diff(added_diff(files)), base_files={},
-                         snapshot=Without(snapshot, paths), options=options)
-    return ReviewInput(prompt=prompt, affinity=audit_affinity(record), precision=precision(config))
+def chunk_request(record: dict[str, Any], index: int, read: Callable[[str], str | None]) -> list[dict[str, str]]:
+    """Chunk `index`'s messages from the record: the audit's prefix (the same bytes for every chunk), its files
+    read from the tree and the context blocks planned with it (no parse, no call graph: that was the planning's)."""
+    if "prefix" not in record:
+        raise PermanentError("planned by an earlier version of reviewbot: start the audit again")
+    planned = record["chunks"][index]
+    prefix = Prefix(record["prefix"]["system"], record["prefix"]["head"])
+    chunk = Chunk(index, tuple(planned["paths"]), int(planned["tokens"]))
+    blocks = [Block.from_json(b) for b in planned.get("context") or []]
+    return render_chunk(prefix, chunk, len(record["chunks"]), read, blocks)
 
 
 def audit_affinity(record: dict[str, Any]) -> str:

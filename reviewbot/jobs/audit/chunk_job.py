@@ -3,6 +3,7 @@ gives the worker slot back (the job defers itself and polls on its next try); th
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import logging
@@ -11,12 +12,13 @@ from typing import TYPE_CHECKING, Any
 from arq import Retry
 from redis.exceptions import RedisError
 
+from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.budget import DailyBudget
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import maybe_progress
-from reviewbot.jobs.audit.chunk_input import audit_reviewer, audit_tree, chunk_input, still_waiting
+from reviewbot.jobs.audit.chunk_input import audit_affinity, audit_reviewer, audit_tree, chunk_request, still_waiting
 from reviewbot.jobs.audit.job_ids import FINISH_FUNCTION, chunk_job_id, finish_job_id, hold_id
 from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current
@@ -24,7 +26,6 @@ from reviewbot.observe.metrics import AUDIT_CHUNKS, AUDIT_COST, AUDIT_TOKENS, Ba
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import store_job
 from reviewbot.repos.cache import DirSnapshot
-from reviewbot.review.engine import run_review
 
 if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps
@@ -60,13 +61,14 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
         if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
             raise Retry(defer=wait)  # the provider has not answered: no prompt is built, no slot kept
         root = await audit_tree(deps, port, repo, record["sha"])
-        inp = chunk_input(deps, record, DirSnapshot(root), index)
+        snapshot = DirSnapshot(root)
+        messages = await asyncio.to_thread(chunk_request, record, index, snapshot.read)
 
         async def gate(held_tokens: int, held_usd: float) -> None:
             await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)
 
         reviewer = audit_reviewer(deps, redis, job_id, root, gate)
-        result = await run_review(inp, reviewer, None)  # candidates: the finish verifies the distinct ones
+        answer = await reviewer.review(messages, audit_affinity(record))  # candidates: the finish verifies them
     except RedisError as exc:
         raise Retry(defer=5.0) from exc
     except Waiting as exc:  # in the provider's queue (or our rate limit): come back without holding a slot
@@ -80,11 +82,13 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
         port.close()
         if not lease_lost():  # else the slot (same job id) is the worker's that runs the chunk now
             await deps.slots.release(installation_id, job_id)
-    report = result.report
-    findings = [a.finding for a in report.placement.inline] + list(report.placement.outside)
-    coverage = report.coverage
-    done = {"findings": [f.model_dump() for f in findings], "usage": dataclasses.asdict(report.usage),
-            "partial": [list(p) for p in coverage.partial] + [list(s) for s in coverage.skipped] if coverage else []}
+    # A finding in a file this audit does not review (context only, or carried forward) is not its to report.
+    audited, paths = set(record["blobs"]), record["chunks"][index]["paths"]
+    found = answer.output.findings
+    done = {"findings": [f.model_dump() for f in found if f.path in audited],
+            "outside": len([f for f in found if f.path not in audited]), "usage": dataclasses.asdict(answer.usage),
+            "partial": [[p, f"only the first {MAX_FILE_CHARS:,} characters were audited"] for p in paths
+                        if (root / p).is_file() and (root / p).stat().st_size > MAX_FILE_CHARS]}
     outcome = await _settle(deps, redis, store, record, index, done=done)
     await RedisMemo(redis, job_id).clear()
     await retries.forget(redis, job_id)

@@ -1,6 +1,6 @@
-"""Candidates of all chunks → one per code fingerprint → each verified once, by the verification request on the
-prompt of the chunk that found it first (its prefix is cached). A verification that cannot run keeps its
-candidates, labelled unverified, as in reviews."""
+"""Candidates of all chunks → one per code fingerprint (`audit.dedup`, owned by the chunk that audits the file) →
+verified once each, in batches, on the owner chunk's own request (its prefix and files are in the provider's cache).
+A verification that cannot run keeps its candidates, labelled unverified, as in reviews."""
 
 from __future__ import annotations
 
@@ -9,17 +9,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from reviewbot.audit.batches import Batch, batch_messages, verification_batches
+from reviewbot.audit.dedup import Distinct, dedupe, fingerprint_of
 from reviewbot.errors import ModelPermanent
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.verify_request import StructuredVerifier
-from reviewbot.jobs.audit.chunk_input import audit_reviewer, chunk_input
+from reviewbot.jobs.audit.chunk_input import audit_affinity, audit_reviewer, chunk_request
 from reviewbot.jobs.audit.job_ids import finish_job_id
 from reviewbot.model import Usage
 from reviewbot.repos.cache import DirSnapshot
-from reviewbot.review.engine import prepare
-from reviewbot.review.findings.fingerprints import code_key
+from reviewbot.review.config import RepoConfig, precision, with_security
 from reviewbot.review.findings.schema import Finding
-from reviewbot.review.findings.verification import BATCH, apply_verdicts, verification_messages
+from reviewbot.review.findings.verification import apply_verdicts
 
 if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps
@@ -33,53 +34,46 @@ class Verified:
     usage: Usage = field(default_factory=Usage)
 
 
-def finding_key(finding: Finding, read: Callable[[str], str | None]) -> str:
-    """The code fingerprint: path, category and the normalised code of the lines it points at."""
-    lines = (read(finding.path) or "").split("\n")
-    code = lines[max(0, (finding.start_line or finding.line) - 1):finding.line]
-    return code_key(finding.path, finding.category, code)
+def distinct(record: dict[str, Any], done: dict[int, dict[str, Any]],
+             read: Callable[[str], str | None]) -> list[Distinct]:
+    """Each distinct candidate once, owned by the chunk that audits its file; none that is carried forward from
+    the branch's last audit already."""
+    candidates = [(index, Finding.model_validate(raw)) for index in sorted(done) for raw in done[index]["findings"]]
+    home = {p: int(c["index"]) for c in record["chunks"] for p in c["paths"]}
+    known = {fingerprint_of(Finding.model_validate(f), read) for f in record.get("carried") or []}
+    return [d for d in dedupe(candidates, read, home) if d.fingerprint not in known]
 
 
-def distinct(done: dict[int, dict[str, Any]], read: Callable[[str], str | None],
-             known: list[dict[str, Any]]) -> dict[int, list[Finding]]:
-    """Each distinct candidate once, under the first chunk (in chunk order) that reported it; none that is
-    `known` already (a finding carried forward from the branch's last audit)."""
-    seen = {finding_key(Finding.model_validate(f), read) for f in known}
-    owners: dict[int, list[Finding]] = {}
-    for index in sorted(done):
-        for raw in done[index]["findings"]:
-            finding = Finding.model_validate(raw)
-            key = finding_key(finding, read)
-            if key not in seen:
-                seen.add(key)
-                owners.setdefault(index, []).append(finding)
-    return owners
+def batches(record: dict[str, Any], found: list[Distinct]) -> tuple[list[Batch], list[Finding]]:
+    """The repository's precision policy (an audit is a security review: every candidate is checked)."""
+    config = with_security(RepoConfig.model_validate(record["config"]))
+    return verification_batches(found, precision(config))
 
 
 async def verify(deps: Deps, redis: Any, record: dict[str, Any], snapshot: DirSnapshot, gate: Gate | None,
-                 owners: dict[int, list[Finding]]) -> Verified:
+                 found: list[Distinct]) -> Verified:
     """Every batch is asked at once (each one goes to the provider's queue); the first wait or transient failure
-    is raised after all were submitted, and the next try replays what came back."""
+    is raised after all were submitted, and the next try replays what came back (the memo: no batch is paid for
+    twice)."""
     reviewer = audit_reviewer(deps, redis, finish_job_id(record["id"]), snapshot.root, gate)
+    checked, kept = batches(record, found)
 
-    async def one(index: int, batch: list[Finding]) -> Verified:
-        inp = chunk_input(deps, record, snapshot, index)
-        messages = (await asyncio.to_thread(prepare, inp)).prompt.messages
-        asked = verification_messages(messages, batch, inp.prompt.diff, snapshot.read)
+    async def one(batch: Batch) -> Verified:
+        owner = await asyncio.to_thread(chunk_request, record, batch.owner, snapshot.read)
+        asked = batch_messages(owner, batch, snapshot.read)
         try:
-            answer = await StructuredVerifier(reviewer.fresh()).verify(asked, list(range(1, len(batch) + 1)),
-                                                                       inp.affinity)
+            answer = await StructuredVerifier(reviewer.fresh()).verify(
+                asked, list(range(1, len(batch.findings) + 1)), audit_affinity(record))
         except ModelPermanent as exc:
-            return Verified([f.model_copy(update={"unverified": True}) for f in batch], [], len(batch), exc.usage)
-        kept, checks = apply_verdicts(batch, answer.verdicts)
-        return Verified(kept, list(checks.dropped), 0, answer.usage)
+            return Verified([f.model_copy(update={"unverified": True}) for f in batch.findings], [],
+                            len(batch.findings), exc.usage)
+        survivors, checks = apply_verdicts(list(batch.findings), answer.verdicts)
+        return Verified(survivors, list(checks.dropped), 0, answer.usage)
 
-    jobs = [one(index, found[i:i + BATCH]) for index, found in sorted(owners.items())
-            for i in range(0, len(found), BATCH)]
-    results = await asyncio.gather(*jobs, return_exceptions=True)
+    results = await asyncio.gather(*(one(b) for b in checked), return_exceptions=True)
     if failure := next((r for r in results if isinstance(r, BaseException)), None):
         raise failure
-    total = Verified()
+    total = Verified(kept=list(kept))
     for result in results:
         assert isinstance(result, Verified)
         total.kept += result.kept

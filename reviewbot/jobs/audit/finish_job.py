@@ -14,6 +14,7 @@ from arq import Retry
 from redis.exceptions import RedisError
 
 from reviewbot.app.identity import known_slug
+from reviewbot.audit.dedup import Distinct
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
@@ -28,7 +29,7 @@ from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import store_job
 from reviewbot.repos.cache import DirSnapshot
-from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
+from reviewbot.review.findings.schema import SEVERITY_RANK
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
@@ -55,7 +56,7 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
     try:
         root = await audit_tree(deps, port, repo, record["sha"])
         snapshot = DirSnapshot(root)
-        owners = distinct(done, snapshot.read, list(record.get("carried") or []))
+        found = distinct(record, done, snapshot.read)
 
         async def gate(held_tokens: int, held_usd: float) -> None:
             await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)
@@ -63,20 +64,19 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
         try:
             if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
                 raise Retry(defer=wait)  # no verification prompt is built again until the provider answered
-            verified = await verify(deps, redis, record, snapshot, gate, owners)
+            verified = await verify(deps, redis, record, snapshot, gate, found)
         except RedisError as exc:
             raise Retry(defer=5.0) from exc
         except Waiting as exc:
             raise Retry(defer=exc.retry_after or 10.0) from exc
         except RetryableError as exc:
             await retries.retry_later(redis, job_id, exc)
-            verified = _unverified(owners)  # out of tries: the candidates stand, labelled
+            verified = _unverified(found)  # out of tries: the candidates stand, labelled
         except PermanentError:
-            verified = _unverified(owners)
+            verified = _unverified(found)
         findings = sorted((f.model_dump() for f in verified.kept),
                           key=lambda f: (SEVERITY_RANK[f["severity"]], f["path"], f["line"]))
-        candidates = sum(len(found) for found in owners.values())
-        record.update(_totals(record, done, failed, verified, candidates))
+        record.update(_totals(record, done, failed, verified, len(found)))
         if record.get("publication") is None:  # a retry of this job after the upload does not upload again
             record["publication"] = await _publish(deps, redis, port, store, record, snapshot,
                                                    findings + list(record.get("carried") or []))
@@ -117,9 +117,8 @@ async def _publish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, 
     return {"where": "none", "results": 0, "status": "failed", "errors": [failure[:500]], "cut": []}
 
 
-def _unverified(owners: dict[int, list[Finding]]) -> Verified:
-    found = [f.model_copy(update={"unverified": True}) for fs in owners.values() for f in fs]
-    return Verified(kept=found, unchecked=len(found))
+def _unverified(found: list[Distinct]) -> Verified:
+    return Verified(kept=[d.finding.model_copy(update={"unverified": True}) for d in found], unchecked=len(found))
 
 
 def _totals(record: dict[str, Any], done: dict[int, dict[str, Any]], failed: dict[int, str], verified: Verified,

@@ -3,13 +3,17 @@ and their estimate; the estimate is held on the daily budgets, the plan answered
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.audit.service_state import AuditStore
+from reviewbot.audit.stored import stored_definitions
+from reviewbot.catalogue import Price
 from reviewbot.errors import PermanentError, RetryableError
-from reviewbot.jobs.audit.audit_scope import in_scope, plan, select, under
+from reviewbot.jobs.audit.audit_scope import Scoped, in_scope, plan_scope, under
 from reviewbot.jobs.audit.audit_text import busy_text, plan_text
 from reviewbot.jobs.audit.chunk_input import audit_tree
 from reviewbot.jobs.audit.chunk_job import audit_budget
@@ -25,7 +29,7 @@ from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import store_job
 from reviewbot.repos.cache import DirSnapshot
-from reviewbot.review.context.snapshot import MAX_TEXT_BYTES
+from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.publish.markdown import neutralize_inline
 
 if TYPE_CHECKING:
@@ -84,31 +88,49 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     sha = await port.branch_head(repo, branch)
     config = (await load_config(port, repo, await port.default_branch(repo))).config  # never the audited branch's
     root = await audit_tree(deps, port, repo, sha)
-    snapshot = DirSnapshot(root)
     scope = paths or config.audit.paths
-    scoped = in_scope(snapshot.paths(), snapshot.read, scope, [*config.ignore, *config.audit.ignore])
-    blobs = snapshot.blob_ids()
     baseline = await store.baseline(repo, branch)
-    chosen = select(scoped, blobs, baseline, full)
-    sizes = {p: s for p in chosen.audit if 0 < (s := (root / p).stat().st_size) <= MAX_TEXT_BYTES}
     price = deps.settings.prices.get(deps.settings.model)
-    planned = plan(sizes, deps.settings.audit_chunk_tokens, price, deps.settings.prompt_budget, config.audit.max_usd)
+    # Parsing and the call graph take seconds of CPU on a large tree: off the event loop.
+    snapshot, scoped = await asyncio.to_thread(_planned, deps, root, scope, [*config.ignore, *config.audit.ignore],
+                                               {} if full else baseline, price, config.audit.max_usd)
+    blobs = snapshot.blob_ids()
+    selection = scoped.selection
+    audited = [p for c in scoped.chunks for p in c["paths"]]
+    carried_files = list(selection.carried) if selection is not None else []
     record: dict[str, Any] = {
         "id": audit_id, "installation_id": installation_id, "repo": repo, "branch": branch, "sha": sha,
-        "paths": list(scope), "full": full, "incremental": bool(baseline) and not full, "trigger": trigger,
+        "paths": list(scope), "full": full, "incremental": selection is not None, "trigger": trigger,
         "number": number, "status": "running", "created": time.time(), "model": deps.settings.model,
         "config": config.model_dump(mode="json"), "max_usd": config.audit.max_usd,
-        "chunks": [{"index": c.index, "paths": list(c.paths), "tokens": c.tokens, "estimate_usd": round(e, 4)}
-                   for c, e in zip(planned.chunks, planned.estimates, strict=True)],
-        "estimate_usd": planned.estimate_usd, "left_out": planned.left_out, "unchanged": len(chosen.unchanged),
-        "carried": chosen.carried, "blobs": {p: blobs.get(p, "") for p in sizes if p not in planned.left_out},
+        "prefix": {"system": scoped.plan.prefix.system, "head": scoped.plan.prefix.head},
+        "chunks": scoped.chunks, "estimate_usd": scoped.estimate_usd, "left_out": scoped.left_out,
+        "unchanged": len(carried_files), "related": len(selection.related) if selection is not None else 0,
+        "carried": [f for p in carried_files for f in baseline.get(p, {}).get("findings") or []],
+        "blobs": {p: blobs.get(p, "") for p in audited},
         "gone": sorted(p for p in baseline if p not in blobs and under(p, scope)),  # deleted since
     }
     # The whole estimate is held before any chunk starts: the audit cannot crowd out the day's reviews.
-    await audit_budget(deps).reserve(installation_id, repo, hold_id(audit_id), planned.estimate_usd,
-                                     sum(int(c.tokens * 3) for c in planned.chunks))
+    await audit_budget(deps).reserve(installation_id, repo, hold_id(audit_id), scoped.estimate_usd,
+                                     scoped.estimate_tokens)
     await store.save(record)
     return record
+
+
+def _planned(deps: Deps, root: Path, scope: list[str], ignore: list[str], baseline: dict[str, dict[str, Any]],
+             price: Price | None, max_usd: float | None) -> tuple[DirSnapshot, Scoped]:
+    """The planner over the files in scope; definitions come from the context index reviews share (by blob id)
+    where it already parsed the same content, and what is parsed now is kept there."""
+    snapshot = DirSnapshot(root)
+    scoped = in_scope(snapshot.paths(), snapshot.read, scope, ignore)
+    blobs = snapshot.blob_ids()
+    listed = set(scoped)  # a file the last audit saw is still in scope, or gone (not merely ignored now)
+    previous = {p: str(seen["blob"]) for p, seen in baseline.items()
+                if seen.get("blob") and under(p, scope) and (p in listed or p not in blobs)}
+    index = SqliteIndex(deps.settings.data_dir / "index")
+    definitions = stored_definitions(index, {p: blobs[p] for p in scoped if blobs.get(p)})
+    return snapshot, plan_scope(snapshot, scoped, blobs, previous or None, price=price, max_usd=max_usd,
+                                chunk_tokens=deps.settings.audit_chunk_tokens, definitions=definitions)
 
 
 async def _enqueue(redis: Any, record: dict[str, Any]) -> None:

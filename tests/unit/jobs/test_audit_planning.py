@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from reviewbot.catalogue import Price
 from reviewbot.comment_commands import parse_command
-from reviewbot.jobs.audit.audit_scope import in_scope, plan, select
+from reviewbot.jobs.audit.audit_scope import in_scope, plan_scope
 from reviewbot.review.config import parse_config
+from reviewbot.review.context.snapshot import MemorySnapshot
 from reviewbot.review.cronspec import due_period, parse_cron
 from reviewbot.webhooks.events import CommentCommand, Ignored, decide
 
@@ -65,21 +65,32 @@ def test_an_issue_takes_audit_commands_only() -> None:
                       CommentCommand)
 
 
-def test_scope_and_incremental_selection(tmp_path: Path) -> None:
-    files = {"app/a.py": "x = 1\n", "app/b.py": "y = 2\n", "web/c.ts": "let z = 3;\n", "app/gen/d.py": "# d\n"}
+def test_scope_and_incremental_selection() -> None:
+    files = {"app/a.py": "def alpha(x):\n    return x\n" + "# pad\n" * 30,
+             "app/b.py": "from app.a import alpha\n\n\ndef beta(y):\n    return alpha(y)\n",
+             "app/c.py": "def gamma(z):\n    return z * 2\n", "web/c.ts": "let z = 3;\n",
+             "app/gen/d.py": "# d\n"}
+    snapshot = MemorySnapshot(files)
     scoped = in_scope(sorted(files), files.get, ["app"], ["app/gen/**"])
-    assert scoped == ["app/a.py", "app/b.py"]
-    finding = {"path": "app/a.py", "title": "t"}
-    baseline = {"app/a.py": {"blob": "1", "findings": [finding]}, "app/b.py": {"blob": "2", "findings": []}}
-    chosen = select(scoped, {"app/a.py": "1", "app/b.py": "changed"}, baseline, full=False)
-    assert (chosen.audit, chosen.unchanged, chosen.carried) == (["app/b.py"], ["app/a.py"], [finding])
-    assert select(scoped, {"app/a.py": "1"}, baseline, full=True).audit == scoped
+    assert scoped == ["app/a.py", "app/b.py", "app/c.py"]
+    blobs = snapshot.blob_ids()
+    full = plan_scope(snapshot, scoped, blobs, None, chunk_tokens=1_000, price=K26, max_usd=None)
+    assert full.selection is None and [p for c in full.chunks for p in c["paths"]] == scoped
+    # `alpha` changed: its file is audited again with the file that calls it; the unrelated one is carried.
+    previous = {p: blobs[p] for p in scoped} | {"app/a.py": "an older blob"}
+    again = plan_scope(snapshot, scoped, blobs, previous, chunk_tokens=1_000, price=K26, max_usd=None)
+    assert again.selection is not None and again.selection.carried == ("app/c.py",)
+    assert [p for c in again.chunks for p in c["paths"]] == ["app/a.py", "app/b.py"]
+    assert again.plan.prefix == full.plan.prefix  # the same bytes as the full audit's
 
 
 def test_the_dollar_cap_leaves_whole_chunks_out_and_names_their_files() -> None:
-    sizes = {f"m{i}.py": 40_000 for i in range(6)}  # about 10,000 tokens each: two files per chunk
-    uncapped = plan(sizes, 20_000, K26, 100_000, None)
+    files = {f"m{i}.py": f"def f{i}(v):\n    return v\n" + "# padding\n" * 4_000 for i in range(6)}
+    snapshot = MemorySnapshot(files)  # about 10,000 tokens each: two files per chunk
+    uncapped = plan_scope(snapshot, sorted(files), {}, None, chunk_tokens=20_100, price=K26, max_usd=None)
     assert len(uncapped.chunks) == 3 and uncapped.left_out == []
-    capped = plan(sizes, 20_000, K26, 100_000, uncapped.estimates[0] * 2.5)
+    first, second, third = (c["estimate_usd"] for c in uncapped.chunks)
+    cap = first + second + third / 2
+    capped = plan_scope(snapshot, sorted(files), {}, None, chunk_tokens=20_100, price=K26, max_usd=cap)
     assert len(capped.chunks) == 2 and capped.left_out == ["m4.py", "m5.py"]
-    assert capped.estimate_usd <= uncapped.estimates[0] * 2.5
+    assert capped.estimate_usd <= cap and len(capped.plan.chunks) == 2
