@@ -202,6 +202,9 @@ class FakeModel:
             # The asynchronous queue: request id -> (body, affinity, polls left before it is done).
             self.queued: dict[str, tuple[dict[str, Any], str | None, int]] = {}
             self.async_polls_before_done = 1
+            # And at least this many seconds after its submission (the provider's queue time, for benchmarks).
+            self.async_queue_s = 0.0
+            self._queued_at: dict[str, float] = {}
             self.async_calls: list[dict[str, Any]] = []
             # Request id -> its answer once run: the provider runs a queued request once, and every later poll
             # of it gets the same answer (a client that polls again after a crash is not billed again).
@@ -320,6 +323,7 @@ class FakeModel:
             with self._lock:
                 self.queued[request_id] = ({**body["requests"][0], "model": model}, headers.get("x-session-affinity"),
                                            self.async_polls_before_done)
+                self._queued_at[request_id] = time.monotonic()
             return _envelope({"status": "queued", "request_id": request_id, "model": model})
         if not isinstance(body.get("request_id"), str):
             self._violate(f"request: a poll without a request id: {str(body)[:200]}")
@@ -329,7 +333,7 @@ class FakeModel:
             queued, affinity, polls = self.queued[request_id]
             if polls > 0:
                 self.queued[request_id] = (queued, affinity, polls - 1)
-        if polls > 0:
+        if polls > 0 or time.monotonic() - self._queued_at.get(request_id, 0.0) < self.async_queue_s:
             return _envelope({"status": "running", "request_id": request_id})
         if self.async_final_status is not None:
             return _envelope({"status": self.async_final_status, "request_id": request_id})
