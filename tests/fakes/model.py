@@ -241,6 +241,9 @@ class FakeModel:
             # response_format kinds this provider refuses with 400 (8001): "strict" (a named schema with strict
             # mode), "schema" (a named schema), "bare" (a schema without the envelope), "json_object".
             self.rejected_forms: set[str] = set()
+            # Top-level request fields this server refuses the way OpenAI's API does (HTTP 400, `error.message`
+            # naming the parameter), as its reasoning models refuse `max_tokens`.
+            self.rejected_fields: set[str] = set()
             # The `model` and `usage` of every completion answered, synchronously or through the queue.
             self.served: list[dict[str, Any]] = []
             self.latency = 0.0  # seconds every chat answer takes, on top of scripted delays (load tests)
@@ -308,6 +311,10 @@ class FakeModel:
 
         if _form(body.get("response_format")) in self.rejected_forms:
             return _cloudflare_error(400, 8001, "Invalid input: response_format")
+        if refused_field := sorted(self.rejected_fields & body.keys()):
+            message = f"Unsupported parameter: '{refused_field[0]}' is not supported with this model."
+            return JSONResponse({"error": {"message": message, "type": "invalid_request_error",
+                                           "param": refused_field[0], "code": "unsupported_parameter"}}, 400)
         delay, answer = self._next_answer(body)
         if delay + self.latency:
             await asyncio.sleep(delay + self.latency)

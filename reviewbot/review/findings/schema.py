@@ -188,6 +188,12 @@ REVIEW_SCHEMA: dict[str, Any] = {
     "required": ["summary", "walkthrough", "findings", "issues"],
     "additionalProperties": False,
 }
+# Fields the answer may leave out (pydantic fills their defaults), by property name: a grammar-constrained server
+# is given them as optional (reviewbot.inference.grammar_form). No name is optional in one object and required in
+# another (a test checks).
+REVIEW_OPTIONAL: frozenset[str] = frozenset(
+    name for model in (ReviewOutput, FileNote, Finding, IssueVerdict)
+    for name, spec in model.model_fields.items() if not spec.is_required())
 
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)\n?```", re.DOTALL)
 
@@ -215,7 +221,9 @@ def first_json(text: str) -> Any:
         candidates.append(text[start:end + 1])
     for candidate in candidates:
         try:
-            return json.loads(candidate)
+            # strict=False: raw control characters inside strings (a newline a model wrote as is, which llama.cpp's
+            # JSON grammar lets through) are read as the text they mean instead of failing the whole answer.
+            return json.loads(candidate, strict=False)
         except ValueError:
             continue
     return None
