@@ -180,3 +180,9 @@ def test_a_finding_anchored_where_the_input_enters_is_not_also_the_flows_sink() 
             for s in result["codeFlows"][0]["threadFlows"][0]["locations"]]
     assert flow == [("app/views.py", "source: read here"), ("app/db.py", "step: formatted into SQL")]
     assert [r["physicalLocation"]["artifactLocation"]["uri"] for r in result["relatedLocations"]] == ["app/db.py"]
+
+
+def test_a_grammar_constrained_server_is_not_made_to_write_evidence() -> None:
+    grammar = AUDIT_FORMATS[2]["schema"]["properties"]["findings"]["items"]
+    assert "evidence" in grammar["properties"] and "evidence" not in grammar["required"]
+    assert "maxItems" not in grammar["properties"]["evidence"]  # bounds cost a grammar one rule per item
