@@ -54,13 +54,15 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
     budget = audit_budget(deps)
     if (scope := current()) is not None:  # every paid request is charged as it arrives, to the audit's hold
         scope.charge = functools.partial(budget.charge, installation_id, repo, hold_id(audit_id))
-    if not await deps.slots.acquire(installation_id, job_id):
-        raise retries.wait_for_slot()
-    port = deps.installation_port(installation_id)
+    port, slot = deps.installation_port(installation_id), False
     try:
         if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
-            raise Retry(defer=wait)  # the provider has not answered: no prompt is built, no slot kept
+            raise Retry(defer=wait)  # the provider has not answered: no prompt is built, no slot taken
+        # The tree before the slot: a worker that has not seen the commit downloads and unpacks the tarball (seconds,
+        # once per process) and would hold one of the installation's slots, shared by every worker, meanwhile.
         root = await audit_tree(deps, port, repo, record["sha"])
+        if not (slot := await deps.slots.acquire(installation_id, job_id)):
+            raise retries.wait_for_slot()
         snapshot = DirSnapshot(root)
         messages = await asyncio.to_thread(chunk_request, record, index, snapshot.read)
 
@@ -80,7 +82,7 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
         return await _settle(deps, redis, store, record, index, failed=str(exc))
     finally:
         port.close()
-        if not lease_lost():  # else the slot (same job id) is the worker's that runs the chunk now
+        if slot and not lease_lost():  # else the slot (same job id) is the worker's that runs the chunk now
             await deps.slots.release(installation_id, job_id)
     # A finding in a file this audit does not review (context only, or carried forward) is not its to report.
     audited, paths = set(record["blobs"]), record["chunks"][index]["paths"]
