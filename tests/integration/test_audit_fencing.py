@@ -1,9 +1,11 @@
 """An audit chunk whose job lease another worker took over while it built its request submits nothing to the
-provider's queue; the lease's holder submits the chunk once and audits it once."""
+provider's queue; the lease's holder submits the chunk once and audits it once, and pays nothing for a chunk whose
+outcome the stale try stored while the holder built its request."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any
 
 import httpx
@@ -12,12 +14,14 @@ from arq import Retry
 from arq.connections import create_pool
 
 from reviewbot.audit.service_state import AuditStore
-from reviewbot.errors import LeaseLost
+from reviewbot.errors import AlreadySettled, LeaseLost
+from reviewbot.jobs.audit.chunk_input import audit_affinity, audit_reviewer, audit_tree, chunk_request
 from reviewbot.jobs.audit.chunk_job import audit_chunk
 from reviewbot.jobs.audit.job_ids import chunk_job_id
 from reviewbot.jobs.deps import build_deps
 from reviewbot.observe.fencing import Lease, context_under
 from reviewbot.queue.worker import redis_settings
+from reviewbot.repos.cache import DirSnapshot
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering
@@ -77,6 +81,21 @@ async def test_a_chunk_whose_lease_was_taken_over_submits_nothing_and_its_holder
         assert await run_as(b"first") == {"outcome": "already audited"}
         assert submissions(fake_model) == before + 1
         assert await store.counts("fenced") == (1, 0)
+
+        # The stale try got further: it collected chunk 1's answer and stored the outcome (clearing the chunk's memo)
+        # while the holder was building the same request. The holder asks the outcome right before paying.
+        port = deps.installation_port(int(record["installation_id"]))
+        try:
+            root = await audit_tree(deps, port, REPO, record["sha"])
+        finally:
+            port.close()
+        messages = chunk_request(record, 1, DirSnapshot(root).read)
+        reviewer = audit_reviewer(deps, redis, chunk_job_id("fenced", 1), root, None,
+                                  functools.partial(store.outcome, "fenced", 1))
+        await store.settle("fenced", 1, done={"findings": [], "outside": 0, "usage": {}, "partial": []})
+        with pytest.raises(AlreadySettled):
+            await reviewer.review(messages, audit_affinity(record))
+        assert submissions(fake_model) == before + 1
     finally:
         await deps.aclose()
         await redis.aclose()
