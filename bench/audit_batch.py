@@ -164,15 +164,15 @@ def main() -> None:
     parser.add_argument("--write-readme", action="store_true")
     args = parser.parse_args()
     args.chunk_tokens = 0
-    if args.from_json:
+    if args.from_json:  # one table per saved run (their settings differ)
         saved = [json.loads(p.read_text()) for p in args.from_json]
-        meta, results = saved[0]["meta"], [r for s in saved for r in s["results"]]
     else:
         meta, results = measure(args)
+        saved = [{"meta": meta, "results": results}]
         args.out.parent.mkdir(exist_ok=True)
-        args.out.write_text(json.dumps({"meta": meta, "results": results}, indent=2))
+        args.out.write_text(json.dumps(saved[0], indent=2))
     if args.write_readme:
-        write_section("audit-batch", batch_text(results, meta))
+        write_section("audit-batch", "\n".join(batch_text(s["results"], s["meta"]) for s in saved))
 
 
 def measure(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
