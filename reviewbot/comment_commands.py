@@ -19,8 +19,9 @@ HELP = """reviewbot commands (write them in a pull request comment):
 secrets, deserialisation, path traversal, SSRF, crypto, unsafe defaults, dependencies), findings tagged with CWE \
 ids and every one verified.
 - `@{name} pause` / `@{name} resume`: stop or restart automatic reviews on this pull request.
-- `@{name} audit [full] [PATH…]` (also in an issue): a security audit of the default branch, or of these \
-folders; after a first audit only changed files are audited again, unless `full`.
+- `@{name} audit [full] [PATH…]`: a security audit of this pull request's head (its alerts appear in its \
+checks; in an issue: of the default branch), or of these folders; only files changed since the default branch's \
+last audit are audited again, unless `full`.
 - `@{name} help`: this message.
 
 In one of reviewbot's review threads, on a line of its own: `@{name} dismiss [reason]` (or `won't fix`, \

@@ -16,7 +16,7 @@ def sql_injection() -> AuditFinding:
         path="app/views.py", start_line=41, end_line=43, title="Search term reaches raw SQL", cwe="CWE-89",
         severity="critical", fingerprint="0123456789abcdef",
         body="`q` from the query string is formatted into `cursor.execute`; see https://evil.example/x @admin.",
-        evidence=(Evidence("app/forms.py", 12, "`q` read from request.GET"),
+        evidence=(Evidence("app/forms.py", 12, "`q` read from request.GET", "source"),
                   Evidence("app/search.py", 30, "passed to build_query unescaped")),
         fix="cursor.execute(\"SELECT * FROM items WHERE name = %s\", [q])")
 
@@ -34,6 +34,17 @@ def unclassified() -> AuditFinding:
                         evidence=(Evidence("deploy/settings file.py", 1, "imported by the WSGI entry point"),))
 
 
+def anchored_at_the_source() -> AuditFinding:
+    """The model anchored the finding where the input enters and named the sink in another file: the flow ends at
+    the sink, the primary location stays the finding's own (not repeated among the related locations)."""
+    return AuditFinding(path="app/upload.py", start_line=20, end_line=21, title="Upload name reaches a file path",
+                        cwe="CWE-22", severity="major", fingerprint="0a0b0c0d0e0f1011",
+                        body="The uploaded file's name is used as a path.",
+                        evidence=(Evidence("app/upload.py", 20, "name taken from the request", "source"),
+                                  Evidence("app/storage.py", 8, "joined to MEDIA_ROOT", "step"),
+                                  Evidence("app/storage.py", 9, "opened for writing", "sink")))
+
+
 def many(count: int, *, evidence: int = 0) -> list[AuditFinding]:
     return [AuditFinding(path=f"pkg/m{i % 97}.py", start_line=i + 1, end_line=i + 1, title=f"Finding {i}",
                          cwe="CWE-78", severity=("critical", "major", "minor", "nit")[i % 4], body="x" * 50,
@@ -49,6 +60,8 @@ def shapes() -> dict[str, Sarif]:
         "empty": build_sarif([], category=CATEGORY, commit_sha=COMMIT, tool_version="1.0.0"),
         "findings": build_sarif(base, category=CATEGORY, commit_sha=COMMIT, repo_url="https://github.com/acme/shop",
                                 branch="main", tool_version="1.0.0"),
+        "evidence": build_sarif([anchored_at_the_source(), sql_injection()], category=CATEGORY, commit_sha=COMMIT,
+                                tool_version="1.0.0"),
         "cut_results": build_sarif(many(40), category=CATEGORY, tool_version="1.0.0", limits=Limits(results=25)),
         "cut_locations": build_sarif(many(3, evidence=30), category=CATEGORY, tool_version="1.0.0",
                                      limits=Limits(locations_per_result=10, thread_flow_locations=8)),

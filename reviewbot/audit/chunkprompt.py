@@ -7,12 +7,12 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from reviewbot.audit.answer_schema import AUDIT_SCHEMA, EVIDENCE_INSTRUCTIONS
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, Block, plan_context
 from reviewbot.audit.chunks import Chunk
 from reviewbot.review.context.excerpts import render_block
 from reviewbot.review.context.symbols import Definition
-from reviewbot.review.findings.schema import REVIEW_SCHEMA
 from reviewbot.review.findings.security import checklist
 
 MAX_FILE_CHARS = 400_000  # about 100k tokens: a longer file is shown in part (the report says so)
@@ -36,8 +36,10 @@ null. confidence is your probability (0 to 1) that the finding is real. cwe is t
 Severity: critical = exploitable security hole or data loss; major = a weakness an attacker or common use \
 will hit; minor = hardening or an edge case; nit = small polish.
 
+""" + EVIDENCE_INSTRUCTIONS + """
+
 Answer with one JSON object and nothing else, matching this JSON Schema:
-""" + json.dumps(REVIEW_SCHEMA, sort_keys=True, separators=(",", ":"))
+""" + json.dumps(AUDIT_SCHEMA, sort_keys=True, separators=(",", ":"))
 TOOLS_NOTE = """
 
 You may call the tools read_file, search_code and list_files to read more of the repository. Call them only \

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.snapshot import Snapshot
@@ -35,10 +34,12 @@ def auditable(paths: Sequence[str], read: Callable[[str], str | None], directory
                              or p.endswith("/.gitattributes")})
     chosen = []
     for path in paths:
-        pure = PurePosixPath(path)
-        if not path.startswith(prefix) or any(part.startswith(".") for part in pure.parts[:-1]):
+        if not path.startswith(prefix):  # string operations first: a tree has thousands of paths outside
             continue
-        wanted = language_for(path) is not None or pure.name in MANIFESTS or pure.name.endswith(CONFIG_SUFFIXES)
+        folders, _, name = path.rpartition("/")
+        if any(part.startswith(".") for part in folders.split("/")):
+            continue
+        wanted = language_for(path) is not None or name in MANIFESTS or name.endswith(CONFIG_SUFFIXES)
         if wanted and path_reason(path, attributes, None) is None:
             chosen.append(path)
     return sorted(chosen)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -11,6 +11,8 @@ from reviewbot.review.findings.fingerprints import code_key, normalize_title
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
 
 Severity = Literal["critical", "major", "minor", "nit"]
+Role = Literal["source", "step", "sink"]
+ROLE_ORDER: dict[str, int] = {"source": 0, "step": 1, "sink": 2}
 
 
 @dataclass(frozen=True)
@@ -20,12 +22,14 @@ class Evidence:
     path: str
     line: int
     note: str = ""
+    role: Role = "step"
 
 
 @dataclass(frozen=True)
 class AuditFinding:
     """One distinct, deduplicated finding of an audit. `evidence` runs from source to sink (the finding's own
-    location is the sink); `fingerprint` is its identity across audits (code key of the anchored lines)."""
+    location is the primary one, the sink unless the evidence names another); `fingerprint` is its identity across
+    audits (code key of the anchored lines)."""
 
     path: str
     start_line: int
@@ -55,7 +59,8 @@ class AuditFinding:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AuditFinding:
-        evidence = tuple(Evidence(str(e["path"]), int(e["line"]), str(e.get("note") or ""))
+        evidence = tuple(Evidence(str(e["path"]), int(e["line"]), str(e.get("note") or ""),
+                                  e.get("role") if e.get("role") in ROLE_ORDER else "step")
                          for e in data.get("evidence") or ())
         return cls(path=str(data["path"]), start_line=int(data["start_line"]), end_line=int(data["end_line"]),
                    title=str(data["title"]), cwe=data.get("cwe"), severity=data["severity"], body=str(data["body"]),
@@ -71,13 +76,24 @@ def audit_fingerprint(path: str, cwe: str | None, code: Sequence[str], title: st
     return code_key(path, cwe or "security", [normalize_title(title)])
 
 
+def evidence_of(finding: Finding, *more: Iterable[Evidence]) -> tuple[Evidence, ...]:
+    """The evidence published with a finding: the model's (checked against the tree when its chunk was stored)
+    first, then `more` (other sources of evidence), one per (path, line), ordered source → steps → sink (stable:
+    each role keeps the order it was given in)."""
+    found: dict[tuple[str, int], Evidence] = {}
+    for e in [*(Evidence(s.path, s.line, s.note, s.role) for s in finding.evidence), *(e for m in more for e in m)]:
+        found.setdefault((e.path, e.line), e)
+    return tuple(sorted(found.values(), key=lambda e: ROLE_ORDER[e.role]))
+
+
 def from_finding(finding: Finding, *, lines: Sequence[str] | None = None,
-                 evidence: Sequence[Evidence] = ()) -> AuditFinding:
+                 evidence: Sequence[Evidence] | None = None) -> AuditFinding:
     """A review finding (one chunk's answer) as an audit finding. `lines` is the file's text split into lines,
-    to fingerprint the anchored code; evidence in other files comes from the caller (the model's answer)."""
+    to fingerprint the anchored code; `evidence` defaults to the model's own (`evidence_of`)."""
     start = finding.start_line if finding.start_line and finding.start_line <= finding.line else finding.line
     code = list(lines[start - 1:finding.line]) if lines is not None else []
     return AuditFinding(path=finding.path, start_line=start, end_line=finding.line, title=finding.title,
                         cwe=finding.cwe, severity=finding.severity, body=finding.body,
                         fingerprint=audit_fingerprint(finding.path, finding.cwe, code, finding.title),
-                        evidence=tuple(evidence), fix=finding.suggestion, verified=not finding.unverified)
+                        evidence=evidence_of(finding) if evidence is None else tuple(evidence),
+                        fix=finding.suggestion, verified=not finding.unverified)

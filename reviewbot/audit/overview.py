@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from pathlib import PurePosixPath
 
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.chunks import CONFIG_SUFFIXES, MANIFESTS
@@ -35,8 +34,9 @@ _SPLIT = re.compile(r"[_.\-]")
 
 
 def words(path: str) -> set[str]:
-    pure = PurePosixPath(path)
-    return {w.lower() for part in (*pure.parts[:-1], pure.name.split(".", 1)[0]) for w in [part, *_SPLIT.split(part)]}
+    folders, _, name = path.strip("/").rpartition("/")  # string operations: this runs for every file of the tree
+    parts = [*(folders.split("/") if folders else ()), name.split(".", 1)[0]]
+    return {w.lower() for part in parts for w in [part, *_SPLIT.split(part)]}
 
 
 def build_overview(paths: Sequence[str], sizes: Mapping[str, int], definitions: Mapping[str, Sequence[Definition]],
@@ -52,16 +52,17 @@ def build_overview(paths: Sequence[str], sizes: Mapping[str, int], definitions: 
     lines += [f"- {lang}: {n} file(s), about {chars[lang] // 4:,} tokens" for lang, n in
               sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))]
     source = [p for p in code if not is_test(p)]
+    said = {p: words(p) for p in source}
     lines += _section("Entry points (routes, views, handlers, CLI commands) and what they define",
-                      [p for p in source if words(p) & ENTRY_WORDS], definitions)
+                      [p for p in source if said[p] & ENTRY_WORDS], definitions)
     lines += _section("Authentication, sessions, permissions and cryptography",
-                      [p for p in source if words(p) & AUTH_WORDS], definitions)
-    lines += _section("Data access (databases, queries, storage)", [p for p in source if words(p) & DATA_WORDS],
+                      [p for p in source if said[p] & AUTH_WORDS], definitions)
+    lines += _section("Data access (databases, queries, storage)", [p for p in source if said[p] & DATA_WORDS],
                       definitions)
     central = sorted(((len(graph.callers.get(p, ())), p) for p in source), key=lambda x: (-x[0], x[1]))
     lines += ["", "### Most-called modules (files calling into them)", ""]
     lines += [f"- `{p}` ({n})" for n, p in central[:MAX_CENTRAL] if n]
-    manifests = [p for p in sorted(paths) if PurePosixPath(p).name in MANIFESTS or p.endswith(CONFIG_SUFFIXES)]
+    manifests = [p for p in sorted(paths) if p.rpartition("/")[2] in MANIFESTS or p.endswith(CONFIG_SUFFIXES)]
     lines += ["", "### Manifests and configuration", ""]
     lines += [f"- `{p}`" for p in manifests[:MAX_LISTED]] or ["- (none)"]
     if len(manifests) > MAX_LISTED:

@@ -11,10 +11,10 @@ from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, Block, plan_context
 from reviewbot.audit.chunkprompt import Prefix, audit_prefix, render_chunk
 from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, auditable
 from reviewbot.audit.clusters import graph_chunks
+from reviewbot.audit.factcache import FactCache, file_facts
 from reviewbot.audit.overview import build_overview
 from reviewbot.catalogue import Price
 from reviewbot.inference.pricing import cost
-from reviewbot.review.context.index import IDENT, MAX_INDEXED_FILE_CHARS
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES, Snapshot
 from reviewbot.review.context.symbols import Definition, parse
 from reviewbot.review.prompt.sections import estimate_tokens
@@ -81,13 +81,14 @@ def parsed_definitions(path: str, text: str) -> Sequence[Definition]:
 
 def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = CHUNK_TOKENS,
                only: Collection[str] | None = None, definitions: Definitions = parsed_definitions,
-               tools: bool = True, select: Select | None = None) -> AuditPlan:
+               tools: bool = True, select: Select | None = None, facts_cache: FactCache | None = None) -> AuditPlan:
     """The whole plan from a snapshot. `only`: audit just these files (an incremental audit's selection); the
     graph and the overview still cover the whole tree, so the prefix stays the same bytes as the full audit's.
-    `select`: the files to audit chosen from the call graph and the sizes (e.g. `select_incremental`), as `only`."""
+    `select`: the files to audit chosen from the call graph and the sizes (e.g. `select_incremental`), as `only`.
+    `facts_cache`: each file's definitions and identifiers by content, so only blobs not seen before are parsed."""
     paths = auditable(snapshot.paths(), snapshot.read, directory)
     texts = {p: t for p in paths if (t := snapshot.read(p)) is not None and 0 < len(t) <= MAX_TEXT_BYTES}
-    defined, graph = facts(texts, definitions)
+    defined, graph = facts(texts, definitions, cache=facts_cache)
     sizes = {p: len(t) for p, t in texts.items()}
     if select is not None:
         only = select(graph, sizes)
@@ -98,15 +99,11 @@ def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = C
                      overview=overview, prefix=audit_prefix(overview, tools), tools=tools)
 
 
-def facts(texts: Mapping[str, str], definitions: Definitions) -> tuple[dict[str, tuple[Definition, ...]], CallGraph]:
-    """Each file's definitions and the graph of who uses whose names (one parse and one scan per file)."""
-    defined: dict[str, tuple[Definition, ...]] = {}
-    used: dict[str, set[str]] = {}
-    for path, text in texts.items():
-        if len(text) > MAX_INDEXED_FILE_CHARS:
-            defined[path], used[path] = (), set()
-            continue
-        defined[path] = tuple(definitions(path, text))
-        used[path] = set(IDENT.findall(text))
+def facts(texts: Mapping[str, str], definitions: Definitions, *, cache: FactCache | None = None,
+          ) -> tuple[dict[str, tuple[Definition, ...]], CallGraph]:
+    """Each file's definitions and the graph of who uses whose names (one parse and one scan per file whose
+    content the cache does not know)."""
+    known = file_facts(texts, definitions, cache)
+    defined = {p: f.definitions for p, f in known.items()}
     names = {p: [d.name for d in defs if d.kind in LINKING_KINDS] for p, defs in defined.items()}
-    return defined, build_graph(names, used)
+    return defined, build_graph(names, {p: f.names for p, f in known.items()})

@@ -29,14 +29,15 @@ class AuditPort(Protocol):
     async def update_issue(self, repo: str, number: int, *, title: str | None = ..., body: str | None = ...,
                            state: str | None = ...) -> None: ...
 
-    async def issues_by(self, repo: str, creator: str, state: str = ...) -> list[dict[str, Any]]: ...
+    async def issues_by(self, repo: str, creator: str, state: str = ...) -> list[dict[str, Any]]:
+        """Issues opened by `creator` (every issue when it is empty), newest first."""
 
 
 @dataclass(frozen=True)
 class Published:
     """Where the findings went: a SARIF upload to poll (`sarif_id`), or the tracking issue (`issue_number`)."""
 
-    where: Literal["code-scanning", "issue"]
+    where: Literal["code-scanning", "issue", "comment"]  # comment: only the caller's answer shows them
     results: int
     sarif_id: str | None = None
     issue_number: int | None = None
@@ -52,12 +53,13 @@ def branch_ref(branch: str) -> str:
 
 async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,
                         commit_sha: str, ref: str, bot_login: str, key: bytes, cost_usd: float = 0.0,
-                        repo_url: str | None = None, tracking_issue: int | None = None,
+                        repo_url: str | None = None, tracking_issue: int | None = None, tracking: bool = True,
                         limits: Limits = GITHUB_LIMITS) -> Published:
     """Upload the complete picture of one audit (carried-forward findings included); on CodeScanningUnavailable,
     edit the tracking issue instead (`tracking_issue`: its number if the caller remembers it from an earlier
-    audit; it is checked, and looked up among the App's issues when absent or not ours). The caller polls a SARIF
-    upload with `check_processed`, and may remember `Published.issue_number`."""
+    audit; it is checked, and looked up among the App's issues when absent or not ours; `tracking=False`: no
+    tracking issue, the caller shows the findings). The caller polls a SARIF upload with `check_processed`, and
+    may remember `Published.issue_number`."""
     branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
     sarif = build_sarif(findings, category=category, commit_sha=commit_sha, repo_url=repo_url, branch=branch,
                         limits=limits)
@@ -67,6 +69,8 @@ async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFind
         log.info("code scanning is not available; updating the tracking issue",
                  extra={"repo": repo, "error": str(exc)})
         reason = _reason(exc)  # in words a reader acts on (GitHub's full answer is in the log)
+        if not tracking:  # `tracking=False`: the tracking issue is the default branch's picture, not this one's
+            return Published("comment", len(findings), reason=reason)
         number, new = await update_tracking_issue(port, repo, findings, category=category, commit_sha=commit_sha,
                                                   bot_login=bot_login, key=key, cost_usd=cost_usd,
                                                   reason=reason, known=tracking_issue)
@@ -82,7 +86,7 @@ async def update_tracking_issue(port: AuditPort, repo: str, findings: Sequence[A
     number, new findings)."""
     ours = None
     candidates = await _known(port, repo, known)
-    for issue in candidates or await port.issues_by(repo, bot_login):
+    for issue in candidates or await _listed(port, repo, bot_login):
         if (remembered := tracking_state(issue, key)) is not None:
             ours = (issue, remembered)
             break
@@ -97,6 +101,27 @@ async def update_tracking_issue(port: AuditPort, repo: str, findings: Sequence[A
     reopen = "open" if new and issue.get("state") == "closed" else None
     await port.update_issue(repo, int(issue["number"]), body=body, state=reopen)
     return int(issue["number"]), new
+
+
+async def _listed(port: AuditPort, repo: str, bot_login: str) -> list[dict[str, Any]]:
+    """The App's issues. GitHub documents `creator` only as "the user that created the issue", not whether an App's
+    `<slug>[bot]` account counts: honoured, it lists the App's issues; ignored, every issue, of which the App's are
+    kept; refused (or the slug unknown here), every issue is listed and the App's (any bot's, slug unknown) kept.
+    The author matters as much as the signed marker: a person can copy the marker into an issue of theirs, which
+    the bot must not adopt."""
+    if bot_login:
+        try:
+            return [i for i in await port.issues_by(repo, bot_login) if _by_app(i, bot_login)]
+        except GitHubError as exc:
+            if exc.status not in (404, 422):  # a creator GitHub does not take: the wider look below
+                raise
+    return [i for i in await port.issues_by(repo, "") if _by_app(i, bot_login)]
+
+
+def _by_app(issue: dict[str, Any], bot_login: str) -> bool:
+    user = issue.get("user") or {}
+    login = str(user.get("login") or "")
+    return login.lower() == bot_login.lower() if bot_login else user.get("type") == "Bot" and login.endswith("[bot]")
 
 
 async def _known(port: AuditPort, repo: str, known: int | None) -> list[dict[str, Any]]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from reviewbot.audit.findings import evidence_of
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
 from reviewbot.review.findings.security import CWE_NAMES, cwe_counts
-from reviewbot.review.publish.markdown import BADGE, neutralize, neutralize_inline
+from reviewbot.review.publish.markdown import BADGE, code_span, neutralize, neutralize_inline
 
 
 def findings_of(state: dict[str, Any]) -> list[Finding]:
@@ -33,6 +34,7 @@ def totals(state: dict[str, Any]) -> dict[str, Any]:
             "dropped": [d for c in checked for d in c["dropped"]], "unchecked": [t for c in checked
                                                                                  for t in c["unchecked"]],
             "partial": list(state.get("partial", [])), "failed": dict(state.get("failed", {})),
+            "evidence_dropped": sum(int(d.get("evidence_dropped") or 0) for d in done),
             "usage": {"prompt_tokens": prompt, "cached_tokens": usage["cached_tokens"],
                       "completion_tokens": usage["completion_tokens"], "cost_usd": round(usage["cost_usd"], 6),
                       "requests": usage["requests"], "async_requests": usage["async_requests"],
@@ -67,6 +69,8 @@ def markdown(state: dict[str, Any]) -> str:
         label = " · **unverified**" if f.unverified else ""  # its verification could not run; kept, labelled
         lines += [f"### {BADGE[f.severity]}{label} `{f.path}` line {span}: {neutralize_inline(f.title)}", "",
                   f"{f.category}{cwe} · confidence {f.confidence:.2f}", "", neutralize(f.body), ""]
+        lines += [f"- {e.role} {code_span(f'{e.path}:{e.line}')}{': ' + neutralize_inline(e.note) if e.note else ''}"
+                  for e in evidence_of(f)] + ([""] if f.evidence else [])
     counts = cwe_counts(findings)
     if counts:
         lines += ["## By CWE", "", "| CWE | Findings |", "|---|---|"]
@@ -75,6 +79,9 @@ def markdown(state: dict[str, Any]) -> str:
         lines += ["## Dropped after verification", ""]
         lines += [f"- **{neutralize_inline(title)}**: {neutralize_inline(reason)}" for title, reason in t["dropped"]]
         lines += [""]
+    if t["evidence_dropped"]:
+        lines += [f"{t['evidence_dropped']} evidence line(s) the model gave were left out: outside the audited "
+                  "files, or past a file's end.", ""]
     if t["unchecked"]:
         lines += [f"{len(t['unchecked'])} finding(s) could not be checked and are listed above marked "
                   "**unverified**.", ""]

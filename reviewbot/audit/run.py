@@ -16,10 +16,13 @@ from typing import Any, TypeVar
 
 import httpx
 
+from reviewbot.audit.answer_schema import AUDIT_FORMATS
 from reviewbot.audit.batches import Batch, batch_messages, verification_batches
 from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
 from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, Listed
 from reviewbot.audit.dedup import dedupe
+from reviewbot.audit.evidence import EvidenceCheck, with_callers
+from reviewbot.audit.factstore import FOLDER, SqliteFacts
 from reviewbot.audit.formats import format_for, render
 from reviewbot.audit.planner import AuditPlan, plan_audit
 from reviewbot.errors import ConfigError, ModelPermanent, ModelQueued, PermanentError, RetryableError
@@ -53,7 +56,8 @@ def audit_command(settings: Settings, repo: Path, directory: str, report: Path |
         raise ConfigError(f"--repo {repo} is not a directory")
     snapshot = Listed(DirSnapshot(root), _listed(root))
     work = settings.data_dir / "audits" / hashlib.sha256(f"{root}\x1f{directory}".encode()).hexdigest()[:16]
-    plan = plan_audit(snapshot, directory, chunk_tokens=chunk_tokens)
+    plan = plan_audit(snapshot, directory, chunk_tokens=chunk_tokens,
+                      facts_cache=SqliteFacts(settings.data_dir / FOLDER))  # parses only unseen content
     state = _state(work / "state.json", root, directory, plan, restart, settings.model)
     plan = dataclasses.replace(plan, chunks=tuple(Chunk(c["index"], tuple(c["paths"]), c["tokens"])
                                                   for c in state["chunks"]))  # as planned when it started
@@ -131,7 +135,8 @@ async def _run(settings: Settings, root: Path, snapshot: Snapshot, plan: AuditPl
         if client.run_url is None:
             print("reviewbot: this provider has no asynchronous queue; requests are sent directly", file=sys.stderr)
         reviewer = StructuredReviewer(client, memo=memo, tools=RepoTools(root), max_turns=settings.max_tool_turns,
-                                      token_budget=settings.review_token_budget)
+                                      token_budget=settings.review_token_budget, formats=AUDIT_FORMATS)
+        files = frozenset(snapshot.paths())  # evidence must name one of them
 
         async def one(chunk: Chunk) -> None:
             async with limit:
@@ -144,8 +149,11 @@ async def _run(settings: Settings, root: Path, snapshot: Snapshot, plan: AuditPl
                     print(f"reviewbot: part {chunk.index + 1} failed: {exc}", file=sys.stderr)
                     return
                 audited = set(chunk.paths)
+                check = EvidenceCheck(snapshot.read, files)
                 state["done"][str(chunk.index)] = {
-                    "candidates": [f.model_dump() for f in answer.output.findings if f.path in plan.sizes],
+                    "candidates": [with_callers(check(f), plan.graph, plan.definitions, snapshot.read).model_dump()
+                                   for f in answer.output.findings if f.path in plan.sizes],
+                    "evidence_dropped": check.dropped,
                     "outside": len([f for f in answer.output.findings if f.path not in audited]),
                     "usage": dataclasses.asdict(answer.usage)}
                 _save(work / "state.json", state)

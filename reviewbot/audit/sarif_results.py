@@ -25,21 +25,27 @@ def result(f: AuditFinding, max_locations: int, max_flow: int, cut: list[str]) -
         cut.append(f"{len(f.evidence) - min(len(usable), cap)} evidence location(s) of {f.path}:{f.start_line} "
                    "were left out")
     evidence = usable[:cap]
+    # The finding's own lines are the primary location (what GitHub shows and matches alerts by): not repeated.
+    related = [e for e in evidence if not _inside(f, e)]
     result: dict[str, Any] = {
         "ruleId": rule_id(f.cwe),
         "level": LEVEL[f.severity],
-        "message": {"text": _message(f, evidence)},
+        "message": {"text": _message(f, related)},
         "locations": [_location(f.path, f.start_line, f.end_line)],
         "partialFingerprints": {"primaryLocationLineHash": f"{f.fingerprint}:1", FINGERPRINT_KEY: f.fingerprint},
         "properties": {"severity": f.severity, "verified": f.verified,
                        **({} if f.verified else {"tags": ["unverified"]})},
     }
-    steps = [_location(e.path, e.line, e.line, e.note) for e in evidence]
-    if steps:
-        result["relatedLocations"] = [{"id": i, **step} for i, step in enumerate(steps, start=1)]
+    if related:
+        result["relatedLocations"] = [{"id": i, **_location(e.path, e.line, e.line, _note(e))}
+                                      for i, e in enumerate(related, start=1)]
     if any(e.path != f.path for e in evidence):  # source and sink in different files: a code flow shows the path
-        sink = _location(f.path, f.start_line, f.end_line, "sink")
-        result["codeFlows"] = [{"threadFlows": [{"locations": [{"location": s} for s in [*steps, sink]]}]}]
+        steps = [_location(e.path, e.line, e.line, _note(e)) for e in evidence]
+        # The finding's own lines close the flow as its sink, unless the model named the sink or placed them already
+        # (a finding anchored where the input enters).
+        if not any(e.role == "sink" or _inside(f, e) for e in evidence):
+            steps.append(_location(f.path, f.start_line, f.end_line, "sink"))
+        result["codeFlows"] = [{"threadFlows": [{"locations": [{"location": s} for s in steps]}]}]
     return result
 
 
@@ -50,7 +56,7 @@ def _message(f: AuditFinding, evidence: Sequence[Evidence]) -> str:
         parts.append("Unverified: the second request that checks findings could not run for this one.")
     if evidence:
         # Embedded links `[text](id)` point at relatedLocations; the link text is ours, the notes are escaped.
-        links = ", ".join(f"[{_label(e)}]({i})" for i, e in enumerate(evidence, start=1))
+        links = ", ".join(f"{e.role} [{_label(e)}]({i})" for i, e in enumerate(evidence, start=1))
         parts.append(f"Evidence: {links}.")
     if f.fix:
         parts.append("Suggested fix:\n" + sarif_text(f.fix))
@@ -60,6 +66,14 @@ def _message(f: AuditFinding, evidence: Sequence[Evidence]) -> str:
 def _label(e: Evidence) -> str:
     name = e.path.rsplit("/", 1)[-1].translate({ord("["): "(", ord("]"): ")"})
     return f"{broken(plain(name)[:80])}:{e.line}"
+
+
+def _inside(f: AuditFinding, e: Evidence) -> bool:
+    return e.path == f.path and f.start_line <= e.line <= f.end_line
+
+
+def _note(e: Evidence) -> str:
+    return f"{e.role}: {e.note}" if e.note else e.role
 
 
 def _location(path: str, start: int, end: int, note: str = "") -> dict[str, Any]:

@@ -31,6 +31,12 @@ def record_key(audit_id: str) -> str:
     return f"{PREFIX}:{audit_id}"
 
 
+def plan_key(audit_id: str) -> str:
+    """What every chunk's request is rendered from: the prefix once, each chunk's context plan (apart from the
+    record, which the dashboard and `audit status` read often)."""
+    return f"{PREFIX}:{audit_id}:plan"
+
+
 def running_key(repo: str, branch: str) -> str:
     """One running audit per repository and branch."""
     return f"{PREFIX}-running:{repo.lower()}@{branch}"
@@ -63,6 +69,11 @@ class AuditStore:
         held = holder.decode() if holder else ""
         return None if held == audit_id else held or None
 
+    async def running(self, repo: str, branch: str) -> str | None:
+        """The id of the audit holding the branch's lock, if one does."""
+        holder = await self.redis.get(running_key(repo, branch))
+        return holder.decode() if holder else None
+
     async def unlock(self, repo: str, branch: str, audit_id: str) -> None:
         key = running_key(repo, branch)
         holder = await self.redis.get(key)
@@ -78,6 +89,13 @@ class AuditStore:
 
     async def load(self, audit_id: str) -> dict[str, Any] | None:
         raw = await self.redis.get(record_key(audit_id))
+        return dict(json.loads(raw)) if raw else None
+
+    async def save_plan(self, audit_id: str, plan: dict[str, Any]) -> None:
+        await self.redis.set(plan_key(audit_id), json.dumps(plan), ex=TTL_S)
+
+    async def load_plan(self, audit_id: str) -> dict[str, Any] | None:
+        raw = await self.redis.get(plan_key(audit_id))
         return dict(json.loads(raw)) if raw else None
 
     async def settle(self, audit_id: str, index: int, *, done: dict[str, Any] | None = None,

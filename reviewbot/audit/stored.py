@@ -18,17 +18,20 @@ def stored_definitions(store: IndexStore, blobs: Mapping[str, str]) -> Definitio
     for path, blob in blobs.items():
         by_language[language_for(path) or ""].add(blob)
     # The same bytes under `.py` and `.js` parse differently: the index keys definitions by blob and language.
-    known = {language: store.definitions(sorted(wanted), language) for language, wanted in by_language.items()}
+    # Looked up on the first file of each language asked for: behind the audit's facts cache, most plans ask none.
+    known: dict[str, dict[str, tuple[Definition, ...]]] = {}
 
     def definitions(path: str, text: str) -> Sequence[Definition]:
         blob, language = blobs.get(path), language_for(path) or ""
-        found_before = known.get(language, {})
+        if language not in known:
+            known[language] = store.definitions(sorted(by_language.get(language, ())), language)
+        found_before = known[language]
         if blob is not None and blob in found_before:
             return found_before[blob]
         found = tuple(parse(path, text).definitions)
         if blob is not None:
             store.add_definitions(blob, language, found)  # kept only for blobs the index holds (a review indexed them)
-            known.setdefault(language, {})[blob] = found
+            found_before[blob] = found
         return found
 
     return definitions

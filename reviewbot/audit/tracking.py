@@ -19,6 +19,7 @@ TITLE = "reviewbot security audit"
 ISSUE_MARKER = re.compile(r"<!-- reviewbot:audit-issue (\{.*\}) mac=([0-9a-f]{32}) -->")
 _FP = re.compile(r"[0-9a-f]{16}")
 MAX_LISTED = 50  # findings listed in the issue; the counts cover all of them
+MAX_EVIDENCE_CHARS = 300  # of a listed finding's evidence lines (plain `path:line`), so the body stays bounded
 # Fingerprints kept in the marker (19 characters each in JSON): this audit's first, other scopes' in what is left,
 # so the body stays under GitHub's 65,536 characters with MAX_LISTED findings above it.
 MAX_REMEMBERED = 1_500
@@ -93,7 +94,21 @@ def _item(f: AuditFinding, new: bool) -> str:
     tags = "".join([f" · {f.cwe}" if f.cwe else "", " · **unverified**" if not f.verified else "",
                     " · new" if new else ""])
     summary = neutralize_inline(" ".join(f.body.split())[:400])
-    return f"- {BADGE[f.severity]}{tags} · {code_span(f'{f.path}:{span}')}: {neutralize_inline(f.title)}. {summary}"
+    return f"- {BADGE[f.severity]}{tags} · {code_span(f'{f.path}:{span}')}: {neutralize_inline(f.title)}. " \
+        f"{summary}{_evidence(f)}"
+
+
+def _evidence(f: AuditFinding) -> str:
+    """The evidence lines as plain `path:line` (no links: the notes are in the SARIF a code-scanning repository
+    gets; here the places are enough), source → sink, bounded."""
+    shown: list[str] = []
+    for e in f.evidence:
+        entry = f"{e.role} {code_span(f'{e.path}:{e.line}')}"
+        if sum(len(s) + 3 for s in shown) + len(entry) > MAX_EVIDENCE_CHARS:
+            shown.append(f"and {len(f.evidence) - len(shown)} more")
+            break
+        shown.append(entry)
+    return f" Evidence: {' → '.join(shown)}." if shown else ""
 
 
 def tracking_state(issue: dict[str, Any], key: bytes) -> dict[str, list[str]] | None:

@@ -1,4 +1,4 @@
-"""`reviewbot usage`: what reviews cost, per repository and in total, from the usage ledger.
+"""`reviewbot usage`: what reviews and audits cost, per repository and in total, from the usage ledger.
 
 Redis and rich are imported when the command runs, so that every other command starts without them.
 """
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def add(sub: Subparsers) -> None:
-    usage = sub.add_parser("usage", help="what reviews cost, per repository, from the usage ledger")
+    usage = sub.add_parser("usage", help="what reviews and audits cost, per repository, from the usage ledger")
     usage.add_argument("--since", default="7d", help="a span (7d, 24h, 2w) or a date (2026-10-01); default 7d")
     usage.add_argument("--repo", help="only this repository (owner/name)")
     usage.add_argument("--format", choices=["table", "csv", "json"], default="table")
@@ -71,8 +71,8 @@ def usage_command(settings: Settings, redis_url: str, since: str | None, repo: s
         Console(file=out).print(table(summary))
         saved = summary.total.saved_usd
         print(f"The provider's prefix cache served {summary.total.cache_ratio:.0%} of prompt tokens and saved "
-              f"${saved:,.2f}: uncached, these reviews would have cost ${summary.total.cost_usd + saved:,.2f}.",
-              file=out)
+              f"${saved:,.2f}: uncached, these reviews and audits would have cost "
+              f"${summary.total.cost_usd + saved:,.2f}.", file=out)
     return 0
 
 
@@ -99,14 +99,15 @@ def table(summary: Summary) -> Table:
     t = summary.total
     columns = [("Repository", "total", "left"), ("Reviews", str(t.reviewed), "right"),
                ("Failed", str(t.failed), "right"), ("Superseded", str(t.superseded), "right"),
-               ("Skipped", str(t.skipped), "right"), ("Mean time", f"{t.mean_review_s:.0f}s", "right"),
+               ("Skipped", str(t.skipped), "right"), ("Audits", str(t.audits), "right"),
+               ("Mean time", f"{t.mean_review_s:.0f}s", "right"),
                ("Prompt tokens", f"{t.prompt_tokens:,}", "right"), ("Cached", f"{t.cache_ratio:.0%}", "right"),
                ("Completion", f"{t.completion_tokens:,}", "right"), ("Cost", f"${t.cost_usd:,.2f}", "right"),
                ("Cache saved", f"${t.saved_usd:,.2f}", "right")]
     for header, footer, justify in columns:
         grid.add_column(header, footer=footer, justify=justify)  # type: ignore[arg-type]
     for r in summary.repos:
-        grid.add_row(r.repo, str(r.reviewed), str(r.failed), str(r.superseded), str(r.skipped),
+        grid.add_row(r.repo, str(r.reviewed), str(r.failed), str(r.superseded), str(r.skipped), str(r.audits),
                      f"{r.mean_review_s:.0f}s", f"{r.prompt_tokens:,}", f"{r.cache_ratio:.0%}",
                      f"{r.completion_tokens:,}", f"${r.cost_usd:,.2f}", f"${r.saved_usd:,.2f}")
     return grid

@@ -68,6 +68,10 @@ class ModelClient:
     max_completion_tokens: int | None = None
     bucket: RequestBucket | None = None
     form_index: int = 0  # which response_format shape the provider accepted; later reviews start there
+    # The output limit sent as `max_tokens` too: llama.cpp's Python server and Ollama read only that name and would
+    # otherwise generate until the context is full. Off for Workers AI (its requests stay byte-identical) and
+    # turned off for good when a server refuses the name (OpenAI's reasoning models do).
+    max_tokens_alias: bool = False
     # Told of every paid request (not replays); an awaitable it returns (a budget charge) is awaited.
     on_request: Callable[[ChatResult], Awaitable[None] | None] | None = None
     # Asked before each paid request (sent or queued): a job that lost its lease raises here (fencing).
@@ -98,6 +102,8 @@ class ModelClient:
                 body["tool_choice"] = tool_choice
         if limit := max_completion_tokens or self.max_completion_tokens:
             body["max_completion_tokens"] = limit
+            if self.max_tokens_alias:
+                body["max_tokens"] = limit
         if (switch := self._thinking_switch()) is not None:
             body["chat_template_kwargs"] = switch
         return body

@@ -19,4 +19,4 @@ def model_client(settings: Settings, http: httpx.AsyncClient, bucket: RequestBuc
                        reject_if_busy=settings.reject_if_busy if settings.reject_if_busy is not None
                        else settings.is_cloudflare,
                        thinking=settings.thinking, max_completion_tokens=settings.max_completion_tokens,
-                       bucket=bucket)
+                       max_tokens_alias=not settings.is_cloudflare, bucket=bucket)

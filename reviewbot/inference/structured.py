@@ -5,16 +5,23 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from reviewbot.errors import ModelOutputError, ModelPermanent
 from reviewbot.inference.allowance import Allowance, Gate, Hold
 from reviewbot.inference.client import ChatResult, ModelClient
+from reviewbot.inference.grammar_form import grammar_schema
 from reviewbot.inference.memo import RequestMemo
 from reviewbot.model import ModelAnswer, Usage
-from reviewbot.review.findings.schema import REVIEW_SCHEMA, OutputInvalid, ReviewOutput, parse_review_output
+from reviewbot.review.findings.schema import (
+    REVIEW_OPTIONAL,
+    REVIEW_SCHEMA,
+    OutputInvalid,
+    ReviewOutput,
+    parse_review_output,
+)
 from reviewbot.review.prompt.images import with_images
 
 log = logging.getLogger(__name__)
@@ -22,23 +29,26 @@ T = TypeVar("T")
 
 
 
-def response_formats(name: str, schema: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+def response_formats(name: str, schema: dict[str, Any], optional: Collection[str] = ()) -> tuple[dict[str, Any], ...]:
     """The response_format shapes to try, strictest first; each fits the model's published input schema, which
     requires `json_schema.name`. Then the schema without strict mode; then JSON mode with the schema beside it,
-    which llama.cpp's server turns into a grammar where it refuses json_schema; then plain JSON mode. The prompt
-    carries the schema either way."""
+    which llama.cpp's server turns into a grammar where it refuses json_schema — trimmed to what a grammar
+    follows cheaply, the `optional` properties not forced (grammar_form); then plain JSON mode. The prompt
+    carries the full schema either way, and the answer is validated against it."""
     return (
         {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}},
         {"type": "json_schema", "json_schema": {"name": name, "schema": schema}},
-        {"type": "json_object", "schema": schema},
+        {"type": "json_object", "schema": grammar_schema(schema, optional)},
         {"type": "json_object"},
     )
 
 
-RESPONSE_FORMATS = response_formats("review", REVIEW_SCHEMA)
+RESPONSE_FORMATS = response_formats("review", REVIEW_SCHEMA, REVIEW_OPTIONAL)
 FINAL_TURN = "Stop using tools now and answer with the JSON object only."
-# A truncated answer (finish_reason "length") is asked again once with a larger output limit (it counts reasoning
-# tokens too), within the model's context window; a second truncation ends the review with a clear error.
+# A truncated answer (finish_reason "length") is asked again once with a larger output limit (a reasoning model's
+# counts its reasoning too, hence the floor), within the model's context window; a second truncation ends the
+# review with a clear error. A model the catalogue does not know gets twice the room only: its window is a guess,
+# and a self-hosted server on a CPU writes 32k tokens in hours.
 LENGTH_RETRY_FLOOR = 32_768
 
 
@@ -62,6 +72,7 @@ class StructuredReviewer:
     token_budget: int = 600_000  # tokens billed (prompt + completion) over the whole review
     gate: Gate | None = None  # the daily budget's hold, grown before each request
     images: list[dict[str, Any]] | None = None  # content parts added after the first user message's text
+    formats: tuple[dict[str, Any], ...] = RESPONSE_FORMATS  # the answer's schema forms (audits ask for more)
     allowance: Allowance = field(init=False)
 
     def __post_init__(self) -> None:
@@ -74,7 +85,7 @@ class StructuredReviewer:
         return dataclasses.replace(self)
 
     async def review(self, messages: list[dict[str, str]], affinity: str) -> ModelAnswer[ReviewOutput]:
-        output, usage, model = await self.converse(messages, affinity, parse_review_output, RESPONSE_FORMATS)
+        output, usage, model = await self.converse(messages, affinity, parse_review_output, self.formats)
         return ModelAnswer(output, usage, model)
 
     async def converse(self, messages: list[dict[str, str]], affinity: str, parse: Callable[[str | None], T],
@@ -141,11 +152,14 @@ class StructuredReviewer:
         return size
 
     def _larger_limit(self, result: ChatResult, limit: int | None, what: str, usage: Usage) -> int:
-        """Twice what the truncated answer used (at least LENGTH_RETRY_FLOOR), within the context window left
-        after the prompt; ModelOutputError when it was raised already or cannot grow."""
+        """Twice what the truncated answer used (at least LENGTH_RETRY_FLOOR for a reasoning model, twice the
+        configured limit for another), within the context window left after the prompt; ModelOutputError when it
+        was raised already or cannot grow."""
         used = result.usage.completion_tokens or limit or self.client.max_completion_tokens or 0
-        room = self.client.capabilities.context_window - result.usage.prompt_tokens
-        larger = min(max(2 * used, LENGTH_RETRY_FLOOR), room)
+        caps = self.client.capabilities
+        room = caps.context_window - result.usage.prompt_tokens
+        floor = LENGTH_RETRY_FLOOR if caps.reasoning else 2 * (self.client.max_completion_tokens or 0)
+        larger = min(max(2 * used, floor), room)
         if limit is not None or larger <= used:
             raise ModelOutputError(
                 f"the model's {what} answer was cut off at its output limit ({used:,} tokens, reasoning included)"
@@ -177,6 +191,11 @@ class StructuredReviewer:
             try:
                 return await self.client.chat(body, affinity=affinity, memo=self.memo)
             except ModelPermanent as exc:
+                if (self.client.max_tokens_alias and exc.invalid_input and not exc.context_length
+                        and "max_tokens" in str(exc)):
+                    log.warning("the server refused max_tokens; sending max_completion_tokens alone")
+                    self.client.max_tokens_alias = False
+                    continue
                 # Only a complaint about the request's shape may be this schema form; try the next before giving
                 # up. Other 400s (no such model, incomplete request, ...) would pin the weakest form for nothing.
                 if not exc.invalid_input or form_index == len(formats) - 1 or exc.context_length:

@@ -1,4 +1,4 @@
-"""The usage ledger: one record per review in a Redis stream trimmed by age, plus per-day totals for charts."""
+"""The usage ledger: one record per review or audit in a Redis stream trimmed by age, plus per-day totals."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from redis.exceptions import WatchError
+
 STREAM = "reviewbot:ledger"
 DAY_PREFIX = "reviewbot:ledger:day:"
 MICRO = 1_000_000
 PAGE = 1_000
 FAILED = ("failed", "error", "timeout")  # what the dashboard and `usage` count as failures
+AUDITED = "audited"  # a finished audit's record (`pr`: the pull request it audited, else 0)
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,7 @@ class Entry:
     repo: str
     pr: int
     sha: str
-    outcome: str  # reviewed, failed, error, timeout, superseded, skipped, paused, budget
+    outcome: str  # reviewed, failed, error, timeout, superseded, skipped, paused, budget; audited (an audit)
     reason: str = ""
     trigger: str = ""
     installation: int = 0
@@ -47,6 +50,10 @@ class Entry:
     delivery: str = ""
     at: float = 0.0
     id: str = ""
+
+    @property
+    def is_audit(self) -> bool:
+        return self.outcome == AUDITED
 
     @property
     def time(self) -> datetime:
@@ -91,20 +98,39 @@ class Ledger:
 
     async def record(self, entry: Entry, *, now: float, stream_id: str = "*") -> None:
         """Append one record (`stream_id` is only given when seeding history in order)."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            self._append(pipe, entry, now, stream_id)
+            await pipe.execute()
+
+    async def record_once(self, entry: Entry, *, now: float, once: str, ttl_s: int) -> bool:
+        """Append one record unless the key `once` says it was (set in the same transaction, kept `ttl_s`): a job
+        that runs again, or two at once, record one entry. True when appended now."""
+        async with self.redis.pipeline(transaction=True) as pipe:
+            try:
+                await pipe.watch(once)
+                if await pipe.exists(once):
+                    return False
+                pipe.multi()
+                pipe.set(once, "1", ex=ttl_s)
+                self._append(pipe, entry, now, "*")
+                await pipe.execute()
+            except WatchError:  # another run set it between the check and the append
+                return False
+        return True
+
+    def _append(self, pipe: Any, entry: Entry, now: float, stream_id: str) -> None:
         fields = {name: str(getattr(entry, name)) for name in FIELDS}
         day_key = DAY_PREFIX + datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.xadd(STREAM, fields, id=stream_id, minid=int((now - self.days * 86_400) * 1000),
-                      approximate=False)  # exact: each append removes only the few records that just aged out
-            pipe.hincrby(day_key, "runs", 1)
-            pipe.hincrby(day_key, "reviews", int(entry.outcome == "reviewed"))
-            pipe.hincrby(day_key, "failures", int(entry.outcome in FAILED))
-            pipe.hincrby(day_key, "micro_usd", round(entry.cost_usd * MICRO))
-            pipe.hincrby(day_key, "micro_saved", round(entry.saved_usd * MICRO))
-            pipe.hincrby(day_key, "prompt_tokens", entry.prompt_tokens)
-            pipe.hincrby(day_key, "cached_tokens", entry.cached_tokens)
-            pipe.expire(day_key, (self.days + 2) * 86_400)
-            await pipe.execute()
+        pipe.xadd(STREAM, fields, id=stream_id, minid=int((now - self.days * 86_400) * 1000),
+                  approximate=False)  # exact: each append removes only the few records that just aged out
+        pipe.hincrby(day_key, "runs", 1)
+        pipe.hincrby(day_key, "reviews", int(entry.outcome == "reviewed"))
+        pipe.hincrby(day_key, "failures", int(entry.outcome in FAILED))
+        pipe.hincrby(day_key, "micro_usd", round(entry.cost_usd * MICRO))
+        pipe.hincrby(day_key, "micro_saved", round(entry.saved_usd * MICRO))
+        pipe.hincrby(day_key, "prompt_tokens", entry.prompt_tokens)
+        pipe.hincrby(day_key, "cached_tokens", entry.cached_tokens)
+        pipe.expire(day_key, (self.days + 2) * 86_400)
 
     async def size(self) -> int:
         return int(await self.redis.xlen(STREAM))

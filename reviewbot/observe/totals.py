@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from reviewbot.observe.ledger import COLUMNS, FAILED, Entry
+from reviewbot.observe.ledger import AUDITED, COLUMNS, FAILED, Entry
 
 TOTAL = "(total)"  # a repository name always has a slash, so this row cannot collide with one
 
@@ -23,6 +23,7 @@ class Totals:
     failed: int = 0
     superseded: int = 0
     skipped: int = 0  # skipped, paused, out of budget
+    audits: int = 0  # finished audits (their whole cost is in the token and dollar columns)
     review_seconds: float = 0.0  # summed over reviewed records
     prompt_tokens: int = 0
     cached_tokens: int = 0
@@ -39,6 +40,8 @@ class Totals:
             self.failed += 1
         elif e.outcome == "superseded":
             self.superseded += 1
+        elif e.outcome == AUDITED:
+            self.audits += 1
         else:
             self.skipped += 1
         self.prompt_tokens += e.prompt_tokens

@@ -40,17 +40,19 @@ ANSWERS: dict[int, Stored] = {1: "queued", 0: "already queued", -1: "duplicate"}
 
 
 async def store_job(pool: ArqRedis, function: str, args: tuple[Any, ...], kwargs: dict[str, Any], job_id: str, *,
-                    delivery: str = "", full: bool = False) -> Stored:
+                    delivery: str = "", full: bool = False, defer_s: float = 0.0) -> Stored:
     """Queue `function(*args, **kwargs)` under `job_id` unless that job is queued or running; with `delivery`
-    (GitHub's delivery id), a delivery already stored is a duplicate and stores nothing."""
+    (GitHub's delivery id), a delivery already stored is a duplicate and stores nothing. `defer_s`: the job runs
+    that many seconds from now (as arq's `_defer_by`), and its key lives that much longer."""
     now = timestamp_ms()
+    defer_ms = max(0, round(defer_s * 1000))
     job = serialize_job(function, args, {**kwargs, **delivery_kwarg()}, None, now,  # the delivery id on its logs
                         serializer=keys.serialize)
     redis: Any = pool  # redis-py's stubs want every script argument as str; bytes and ints are sent as-is
     answer = await redis.eval(ENQUEUE, 5, job_key_prefix + job_id, result_key_prefix + job_id,
                               pool.default_queue_name, keys.full_key(job_id), keys.delivery_key(delivery), job,
-                              pool.expires_extra_ms, now, job_id, "1" if full else "0", keys.STATE_TTL,
-                              keys.DELIVERY_TTL, "1" if delivery else "0")
+                              pool.expires_extra_ms + defer_ms, now + defer_ms, job_id, "1" if full else "0",
+                              keys.STATE_TTL, keys.DELIVERY_TTL, "1" if delivery else "0")
     return ANSWERS[int(answer)]
 
 

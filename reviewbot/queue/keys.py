@@ -10,6 +10,7 @@ REVIEW_FUNCTION = "review_pull_request"
 COMMAND_FUNCTION = "handle_command"
 CONVERSATION_FUNCTION = "answer_thread"
 SUITE_FUNCTION = "rerun_suite"
+PUSH_AUDIT_FUNCTION = "audit_after_push"
 # GitHub keeps deliveries, and lets them be redelivered, for 7 days: ids and reviewed SHAs are kept a day longer.
 DELIVERY_TTL = 8 * 86_400
 STATE_TTL = 30 * 86_400
@@ -30,6 +31,11 @@ def conversation_job_id(repo: str, comment_id: int) -> str:
 
 def suite_job_id(repo: str, suite_id: int) -> str:
     return f"{PREFIX}:suite:{repo}:{suite_id}"
+
+
+def push_audit_job_id(repo: str, branch: str) -> str:
+    """One job per repository and branch: pushes while it waits (the debounce window) store nothing more."""
+    return f"{PREFIX}:push-audit:{repo.lower()}@{branch}"
 
 
 def conversation_count_key(scope: str, day: str) -> str:

@@ -22,6 +22,7 @@ from reviewbot.jobs.audit.job_ids import (
     SCHEDULE_FUNCTION,
 )
 from reviewbot.jobs.audit.plan_job import plan_audit
+from reviewbot.jobs.audit.push_job import audit_after_push
 from reviewbot.jobs.audit.schedule import SCAN_MINUTES, audit_schedules
 from reviewbot.jobs.audit.upload_status import audit_upload_status
 from reviewbot.jobs.commands.comment_job import handle_command
@@ -70,6 +71,8 @@ def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, hand
                    func(observed(rerun_suite, "suite"), name=keys.SUITE_FUNCTION, max_tries=5),
                    # Audits: a chunk waiting in the provider's queue defers itself, so tries are mostly polls.
                    func(observed(plan_audit, "audit"), name=PLAN_FUNCTION, max_tries=20),
+                   # Defers itself while an audit of the branch runs (each deferral is one of arq's tries).
+                   func(observed(audit_after_push, "audit"), name=keys.PUSH_AUDIT_FUNCTION, max_tries=10_000),
                    func(observed(audit_chunk, "audit"), name=CHUNK_FUNCTION, max_tries=10_000),
                    func(observed(finish_audit, "audit"), name=FINISH_FUNCTION, max_tries=10_000),
                    # check_processed gives up after MAX_POLLS looks; each deferral is one of arq's tries.

@@ -47,6 +47,9 @@ class AuditConfig(_Strict):
                               "syntax), on top of `ignore`.")
     max_usd: float | None = Field(default=None, gt=0, le=10_000, description="Most an audit may cost (estimated); "
                                   "what does not fit is left out and listed in the report.")
+    on_push: bool = Field(default=False, description="Audit the default branch again after pushes to it: "
+                          "incrementally (only changed files and their callers), once per "
+                          "`REVIEWBOT_AUDIT_PUSH_DELAY` however many pushes land in it.")
 
     @field_validator("schedule")
     @classmethod

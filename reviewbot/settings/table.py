@@ -70,6 +70,9 @@ class Settings:
                                         "Running reviews per installation, across all workers.")
     audit_chunk_tokens: int = env("REVIEWBOT_AUDIT_CHUNK_TOKENS", p.count, 30_000,
                                   "Code per chunk of a service audit, in tokens (one job and request per chunk).")
+    audit_push_delay: float = env("REVIEWBOT_AUDIT_PUSH_DELAY", p.number, 600.0,
+                                  "Seconds from a push to the default branch to the audit it starts (`audit: "
+                                  "{on_push: true}`); further pushes in that time add nothing to it.")
     shutdown_grace: float = env("REVIEWBOT_SHUTDOWN_GRACE", p.number, 60.0,
                                 "Seconds a stopping worker lets running reviews finish.")
     app_slug: str | None = env("REVIEWBOT_APP_SLUG", p.slug, None, "The name comments mention (`@slug review`).",

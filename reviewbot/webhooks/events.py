@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from reviewbot.comment_commands import Command, parse_command
 from reviewbot.queue.request import ReviewRequest
+from reviewbot.webhooks.pushes import DefaultBranchPush, default_branch_push
 from reviewbot.webhooks.review_comments import TRUSTED_ASSOCIATIONS, ThreadReply, review_comment
 
 T = TypeVar("T")
@@ -28,6 +29,7 @@ class CommentCommand:
     author: str
     trusted: bool  # the association alone allows it; otherwise the worker asks the API
     command: Command
+    pull: bool = False  # the comment is on a pull request (an `audit` there audits the pull request's head)
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,8 @@ class Ping:
     zen: str
 
 
-Decision = ReviewRequest | CommentCommand | ThreadReply | Rerun | Closed | Ignored | Accepted | Ping
+Decision = (ReviewRequest | CommentCommand | ThreadReply | Rerun | Closed | DefaultBranchPush | Ignored | Accepted
+            | Ping)
 
 
 def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> Decision:
@@ -78,6 +81,9 @@ def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> De
     if event == "pull_request_review_comment":
         reply = review_comment(payload, names, _field)
         return Ignored(reply) if isinstance(reply, str) else reply
+    if event == "push":
+        push = default_branch_push(payload, _field)
+        return Ignored(push) if isinstance(push, str) else push
     return Ignored(f"event {event!r} is not handled")
 
 
@@ -112,7 +118,8 @@ def _issue_comment(payload: dict[str, Any], names: Iterable[str]) -> Decision:
     association = str(comment.get("author_association") or "NONE")
     return CommentCommand(installation_id=_installation(payload), repo=_repo(payload),
                           number=_field(issue, "number", int), comment_id=_field(comment, "id", int),
-                          author=login, trusted=association in TRUSTED_ASSOCIATIONS, command=command)
+                          author=login, trusted=association in TRUSTED_ASSOCIATIONS, command=command,
+                          pull=bool(issue.get("pull_request")))
 
 
 def _check_run(payload: dict[str, Any]) -> Decision:

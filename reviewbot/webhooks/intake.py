@@ -15,6 +15,7 @@ from reviewbot.queue.enqueue import Stored, enqueue_review, store_job
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.settings import Settings
 from reviewbot.webhooks.events import Closed, CommentCommand, Decision, Rerun
+from reviewbot.webhooks.pushes import DefaultBranchPush
 from reviewbot.webhooks.review_comments import ThreadReply
 
 log = logging.getLogger(__name__)
@@ -73,8 +74,17 @@ class Intake:
                 self.pool, keys.COMMAND_FUNCTION,
                 (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.author,
                  decision.trusted, decision.command.verb, decision.command.name),
-                {"args": list(decision.command.args)} if decision.command.verb == "audit" else {}, job_id,
+                {"args": list(decision.command.args), "pull": decision.pull} if decision.command.verb == "audit"
+                else {}, job_id,
                 delivery=delivery)
+            return _outcome(stored, job_id, delivery)
+        if isinstance(decision, DefaultBranchPush):
+            # Whether the repository wants audits after pushes is in its config: a GitHub read, so the worker
+            # decides, once per debounce window (the job id is the branch's: later pushes store nothing).
+            job_id = keys.push_audit_job_id(decision.repo, decision.branch)
+            stored = await store_job(self.pool, keys.PUSH_AUDIT_FUNCTION,
+                                     (decision.installation_id, decision.repo, decision.branch), {}, job_id,
+                                     delivery=delivery, defer_s=self.settings.audit_push_delay)
             return _outcome(stored, job_id, delivery)
         if isinstance(decision, ThreadReply):
             job_id = keys.conversation_job_id(decision.repo, decision.comment_id)

@@ -62,7 +62,7 @@ OPERATIONS += [
 ]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
-          "installation", "installation_repositories", "ping"]
+          "installation", "installation_repositories", "ping", "push"]
 
 
 def fetch(dest: Path) -> dict[str, Path]:

@@ -166,6 +166,33 @@ def _form(response_format: Any) -> str | None:
     return None
 
 
+def _answer_schema(response_format: Any) -> dict[str, Any] | None:
+    """The JSON Schema a request's response_format holds the answer to, in any of its accepted shapes."""
+    if not isinstance(response_format, dict):
+        return None
+    wrapped = response_format.get("json_schema")
+    schema = wrapped.get("schema", wrapped) if isinstance(wrapped, dict) else response_format.get("schema")
+    return schema if isinstance(schema, dict) else None
+
+
+def _held_to(content: str, schema: dict[str, Any]) -> str:
+    """What a model held to `schema` could have written instead of `content` (JSON only; other text as is)."""
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return content
+
+    def fit(value: Any, schema: dict[str, Any]) -> Any:
+        if isinstance(value, dict) and isinstance(schema.get("properties"), dict):
+            names, closed = schema["properties"], schema.get("additionalProperties") is False
+            return {k: fit(v, names[k]) if k in names else v for k, v in value.items() if k in names or not closed}
+        if isinstance(value, list) and isinstance(schema.get("items"), dict):
+            return [fit(v, schema["items"]) for v in value][:schema.get("maxItems", len(value))]
+        return value
+
+    return json.dumps(fit(value, schema))
+
+
 def _tool_call(index: int, call: dict[str, Any]) -> dict[str, Any]:
     """Fill in what tests may leave out: ids, `type`, and arguments given as a dict instead of JSON text."""
     function = dict(call.get("function") or {"name": call.get("name"), "arguments": call.get("arguments", {})})
@@ -214,6 +241,9 @@ class FakeModel:
             # response_format kinds this provider refuses with 400 (8001): "strict" (a named schema with strict
             # mode), "schema" (a named schema), "bare" (a schema without the envelope), "json_object".
             self.rejected_forms: set[str] = set()
+            # Top-level request fields this server refuses the way OpenAI's API does (HTTP 400, `error.message`
+            # naming the parameter), as its reasoning models refuse `max_tokens`.
+            self.rejected_fields: set[str] = set()
             # The `model` and `usage` of every completion answered, synchronously or through the queue.
             self.served: list[dict[str, Any]] = []
             self.latency = 0.0  # seconds every chat answer takes, on top of scripted delays (load tests)
@@ -224,6 +254,9 @@ class FakeModel:
             self.stand_ins: dict[str, str] = {}
             # Breaches of the pinned Workers AI schemas: "request: ..." by the client, "response: ..." by us.
             self.violations: list[str] = []
+            # A model held to the request's response_format schema (as a grammar-constrained server is): an
+            # answer keeps only the properties the schema names and at most its maxItems; off: answers as given.
+            self.constrained = False
 
     def review_requests(self) -> list[RecordedRequest]:
         """Requests other than reviewbot's verification requests (which follow a review with findings)."""
@@ -278,6 +311,10 @@ class FakeModel:
 
         if _form(body.get("response_format")) in self.rejected_forms:
             return _cloudflare_error(400, 8001, "Invalid input: response_format")
+        if refused_field := sorted(self.rejected_fields & body.keys()):
+            message = f"Unsupported parameter: '{refused_field[0]}' is not supported with this model."
+            return JSONResponse({"error": {"message": message, "type": "invalid_request_error",
+                                           "param": refused_field[0], "code": "unsupported_parameter"}}, 400)
         delay, answer = self._next_answer(body)
         if delay + self.latency:
             await asyncio.sleep(delay + self.latency)
@@ -393,6 +430,8 @@ class FakeModel:
         }
 
     def _completion(self, body: dict[str, Any], reply: _Reply, affinity: str | None) -> dict[str, Any]:
+        if self.constrained and (schema := _answer_schema(body.get("response_format"))) is not None:
+            reply = _Reply(_held_to(reply.content, schema), reply.tool_calls, reply.finish_reason, reply.reasoning)
         message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
         if reply.tool_calls is not None:
             message["tool_calls"] = [_tool_call(i, call) for i, call in enumerate(reply.tool_calls)]

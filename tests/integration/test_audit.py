@@ -67,6 +67,8 @@ def test_audit_runs_in_chunks_through_the_async_queue_and_writes_a_report(
     assert "3 file(s) in 3 chunk(s), 3 done" in text
     assert "User input is formatted into SQL" in text and "| CWE-89 (SQL injection) | 1 |" in text
     assert "Name is written into HTML unescaped" in text.split("## Dropped after verification")[1]  # refuted
+    facts = [p for p in (tmp_path / "data" / "audit-facts").iterdir() if p.suffix == ".sqlite"]
+    assert len(facts) == 1 and stat.S_IMODE(facts[0].stat().st_mode) == 0o600  # the next plan parses nothing new
 
 
 def test_an_interrupted_audit_resumes_its_queued_requests_instead_of_paying_again(

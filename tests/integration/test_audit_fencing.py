@@ -51,6 +51,9 @@ async def test_a_chunk_whose_lease_was_taken_over_submits_nothing_and_its_holder
         store = AuditStore(redis)
         record = {k: v for k, v in planned.items() if k not in ("findings", "publication")}
         record |= {"id": "fenced", "status": "running", "chunks_done": 0, "chunks_failed": 0}
+        plan = await store.load_plan(planned["id"])
+        assert plan is not None
+        await store.save_plan("fenced", plan)
         await store.save(record)
         key = "arq:in-progress:" + chunk_job_id("fenced", 0)
         # The first worker stalled: its lease lapsed and the second worker claimed the job with its own token.
@@ -89,7 +92,7 @@ async def test_a_chunk_whose_lease_was_taken_over_submits_nothing_and_its_holder
             root = await audit_tree(deps, port, REPO, record["sha"])
         finally:
             port.close()
-        messages = chunk_request(record, 1, DirSnapshot(root).read)
+        messages = chunk_request(record, plan, 1, DirSnapshot(root).read)
         reviewer = audit_reviewer(deps, redis, chunk_job_id("fenced", 1), root, None,
                                   functools.partial(store.outcome, "fenced", 1))
         await store.settle("fenced", 1, done={"findings": [], "outside": 0, "usage": {}, "partial": []})

@@ -24,6 +24,7 @@ from reviewbot.settings import Settings
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json, verification_candidates
+from tests.gfm import assert_safe_for_github, assert_safe_sarif_message, render
 from tests.helpers import deliver, payload, run_worker_until_idle
 from tests.integration.test_audit import DB, FILES, GUESS, SERVER, SQLI
 from tests.integration.test_cli_review import run_cli
@@ -261,8 +262,11 @@ async def test_without_code_scanning_each_audit_edits_the_one_tracking_issue(
     assert first["publication"]["where"] == "issue" and not fake_github.sarif_uploads
     assert [n for (r, n) in fake_github.issues if r == REPO and n != ISSUE] == [number]
     assert SQLI["title"] in fake_github.issues[(REPO, number)]["body"]
+    answer = answers(fake_github)[0]["body"]
     assert f"code scanning is not available here (GitHub Code Security or Advanced Security is not enabled): " \
-           f"tracking issue \\#{number}" in answers(fake_github)[0]["body"]  # escaped: shown as #N
+           f"tracking issue [\\#{number}](https://github.com/{REPO}/issues/{number}) (1 new)" in answer
+    assert f'<a href="https://github.com/{REPO}/issues/{number}">#{number}</a>' in render(answer)  # a real link
+    assert_safe_for_github(answer, repo=REPO)  # into the repository itself: nothing foreign, no ping
 
     ask(web, fake_github, "@reviewbot-test audit full")
     await run_worker_until_idle(settings, redis_url)
@@ -295,3 +299,57 @@ async def test_a_finishing_job_run_again_after_its_upload_does_not_upload_twice(
     [again] = await audits(redis_url)
     assert again["status"] == "done" and again["publication"]["sarif_id"] == record["publication"]["sarif_id"]
     assert len(fake_github.sarif_uploads) == 1 and len(fake_github.alerts(REPO, "open")) == 1
+
+
+VIEWS = "from app.db import find\n\n\ndef search(conn, request):\n    return find(conn, request.args['name'])\n"
+
+
+def injection_with_evidence(request: dict[str, Any]) -> str:
+    """The injection where its file is audited, with the line where the name enters (another file), the sink, and
+    lines no audit may publish (outside the tree, a URL, past a file's end) and a note that pings and links."""
+    user = request["messages"][1]["content"]
+    evidence = [{"path": "app/views.py", "line": 5, "role": "source",
+                 "note": "from the query, cc @admin www.evil.example"},
+                {"path": "app/db.py", "line": 5, "role": "sink", "note": "formatted into SQL"},
+                {"path": "../../etc/passwd", "line": 1, "role": "step", "note": "x"},
+                {"path": "https://evil.example/a.py", "line": 1, "role": "step", "note": "x"},
+                {"path": "app/views.py", "line": 99, "role": "step", "note": "x"}]
+    own = "+++ app/db.py\n" in user or "### app/db.py\n" in user
+    return findings_json([{**SQLI, "evidence": evidence}] if own else [], "Audited.")
+
+
+async def test_the_models_evidence_reaches_code_scanning_and_the_tracking_issue_and_nothing_else_does(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.set_branch(REPO, "main", TREE | {"app/views.py": VIEWS})
+    fake_github.add_issue(REPO, ISSUE)
+    fake_github.sarif_pending_polls = 0
+    fake_model.constrained = True  # evidence arrives only because the audit's schema asks for it
+    fake_model.default = answering(injection_with_evidence)
+    settings = audit_settings(env)
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)
+    [record] = await audits(redis_url)
+    assert record["evidence_dropped"] == 3 * (record["candidates"] + record["duplicates"])  # per answer, counted
+    [upload] = fake_github.sarif_uploads.values()
+    assert not upload["errors"]
+    [result] = upload["document"]["runs"][0]["results"]
+    assert [(r["physicalLocation"]["artifactLocation"]["uri"], r["physicalLocation"]["region"]["startLine"])
+            for r in result["relatedLocations"]] == [("app/views.py", 5)]
+    flow = result["codeFlows"][0]["threadFlows"][0]["locations"]
+    assert [s["location"]["physicalLocation"]["artifactLocation"]["uri"] for s in flow] == ["app/views.py",
+                                                                                           "app/db.py"]
+    for text in [result["message"]["text"], *(s["location"]["message"]["text"] for s in flow)]:
+        assert_safe_sarif_message(text)
+    assert "passwd" not in json.dumps(upload["document"]) and "a.py" not in json.dumps(upload["document"])
+    [alert] = fake_github.alerts(REPO, "open")
+    assert (alert["related"], alert["flows"]) == (1, 1)
+
+    fake_github.code_scanning_off.add(REPO)  # the next audit falls back to the tracking issue
+    ask(web, fake_github, "@reviewbot-test audit full")
+    await run_worker_until_idle(settings, redis_url)
+    number = (await audits(redis_url))[0]["publication"]["issue_number"]
+    body = fake_github.issues[(REPO, number)]["body"]
+    assert "Evidence: source `app/views.py:5` → sink `app/db.py:5`." in body
+    assert "passwd" not in body and "evil" not in body
+    assert_safe_for_github(body, repo=REPO)

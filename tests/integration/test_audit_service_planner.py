@@ -1,13 +1,16 @@
 """A service audit's requests as the planner builds them, against the fake GitHub and the fake model: one prefix and
 one affinity for every request of an audit, a caller far away in path order shown with the code it calls, and an
-incremental re-audit that reviews a changed file with its callers and carries the other findings forward."""
+incremental re-audit that parses and reviews a changed file with its callers and carries the other findings forward."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
+from redis.asyncio import Redis
 
+from reviewbot.audit.service_state import AuditStore
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json, verification_candidates
@@ -36,6 +39,16 @@ def by_part(request: dict[str, Any]) -> str:
     return findings_json([f for f in (INJECTION, TRAVERSAL) if audited(f["path"], user)], "Audited.")
 
 
+async def planned(redis_url: str, audit_id: str) -> dict[str, Any]:
+    client = Redis.from_url(redis_url)
+    try:
+        plan = await AuditStore(client).load_plan(audit_id)
+    finally:
+        await client.aclose()
+    assert plan is not None
+    return plan
+
+
 def queued(fake_model: FakeModel) -> list[tuple[dict[str, Any], str | None]]:
     """Every request of the provider's queue, with its `x-session-affinity`, in the order it was submitted."""
     return [(body, affinity) for body, affinity, _ in fake_model.queued.values()]
@@ -54,12 +67,15 @@ async def test_every_request_of_a_service_audit_starts_with_the_same_bytes_and_c
     sent = queued(fake_model)
     chunks = [body for body, _ in sent if verification_candidates(body) is None]
     assert len(chunks) == len(record["chunks"]) and len(sent) == len(chunks) + 2  # two findings, two checks
-    head = record["prefix"]["head"]
+    plan = await planned(redis_url, record["id"])
+    head = plan["prefix"]["head"]
     assert "app/api/views.py" in head  # the repository overview is part of the shared head
     for body, _ in sent:  # the verifications re-send their chunk's request: the same start too
         system, user = body["messages"][0]["content"], body["messages"][1]["content"]
-        assert system == record["prefix"]["system"] and user.startswith(head + "\n\n## Part ")
+        assert system == plan["prefix"]["system"] and user.startswith(head + "\n\n## Part ")
     assert len({affinity for _, affinity in sent}) == 1 and sent[0][1]
+    # Workers render each request from the audit's plan, which keeps ranges and reasons, never the code itself.
+    assert "SELECT * FROM orders" not in json.dumps(plan) + json.dumps(record) and any(plan["context"])
     assert sorted(f["title"] for f in record["findings"]) == sorted([INJECTION["title"], TRAVERSAL["title"]])
 
 
@@ -96,6 +112,7 @@ async def test_an_incremental_audit_reviews_the_changed_file_with_its_callers_an
     assert not first["incremental"] and second["incremental"] and second["status"] == "done"
     assert sorted(p for c in second["chunks"] for p in c["paths"]) == ["app/api/views.py", "zz/storage/sql.py"]
     assert second["unchanged"] == len(TREE) - 2 and second["related"] == 1
+    assert first["parsed"] == len(TREE) and second["parsed"] == 1  # the facts cache knew every other blob
     users = [body["messages"][1]["content"] for body, _ in list(queued(fake_model))[before:]
              if verification_candidates(body) is None]
     assert len(users) == len(second["chunks"]) and not any(audited("app/other.py", u) for u in users)

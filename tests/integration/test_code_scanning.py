@@ -140,3 +140,24 @@ async def test_uploads_github_would_refuse_are_reported(port: GitHubPort, fake_g
     with pytest.raises(SarifRejected) as too_large:
         await port.upload_sarif(REPO, COMMIT, REF, huge.decode())
     assert too_large.value.status == 413
+
+
+async def test_the_tracking_issue_is_found_again_by_its_signed_marker_and_its_author_not_by_a_copy(
+        port: GitHubPort, fake_github: FakeGitHub) -> None:
+    """The number remembered in Redis is lost, then: GitHub documents `creator` only as "the user that created the
+    issue" (not whether an App's `<slug>[bot]` counts), so the lookup holds up when GitHub refuses that filter and
+    when the slug is unknown; a person's issue carrying a copy of the signed marker is not ours."""
+    fake_github.code_scanning_off.add(REPO)
+    first = await _publish(port, [weak_hash()], fake_github.bot_login)
+    ours = fake_github.issues[(REPO, first.issue_number or 0)]
+    assert ours["user"]["login"] == fake_github.bot_login and ours["user"]["type"] == "Bot"
+    copy = fake_github.add_issue(REPO, 90, TITLE, ours["body"], author="mallory")  # newer, same valid marker
+
+    fake_github.inject("GET", rf"/repos/{REPO}/issues", 422, {"message": "Validation Failed"})  # creator refused
+    refused = await _publish(port, [weak_hash(), sql_injection()], fake_github.bot_login)
+    unknown_slug = await _publish(port, [sql_injection()], "")
+    assert refused.issue_number == unknown_slug.issue_number == first.issue_number
+    assert [n for (r, n) in fake_github.issues if r == REPO] == [first.issue_number, 90]  # none created
+    assert fake_github.issues[(REPO, 90)]["body"] == copy["body"]  # the copy was never edited
+    listings = [c.query for c in fake_github.requests if c.method == "GET" and c.path == f"/repos/{REPO}/issues"]
+    assert {q.get("creator") for q in listings} == {fake_github.bot_login, None}

@@ -111,6 +111,24 @@ async def test_a_rejected_schema_form_falls_back_to_the_next(
     assert len(fake_github.reviews[(REPO, 7)]) == 1
 
 
+def test_the_output_limit_reaches_a_server_that_reads_only_max_tokens_and_one_that_refuses_it(
+        repo: Any, fake_model: FakeModel) -> None:  # noqa: F811
+    """llama.cpp's Python server and Ollama read only `max_tokens`; OpenAI's reasoning models refuse it."""
+    env = {**model_env(fake_model), "REVIEWBOT_MAX_COMPLETION_TOKENS": "700"}
+    fake_model.rejected_fields = {"max_tokens"}
+    try:
+        done = run_cli(["review", "--repo", str(repo), "--base", "main", "--format", "json"], env, repo)
+    finally:
+        fake_model.rejected_fields = set()
+    assert done.returncode == 0, done.stderr
+    refused, *answered = fake_model.review_requests()
+    assert refused.json["max_tokens"] == refused.json["max_completion_tokens"] == 700
+    assert answered and all("max_tokens" not in r.json for r in answered)
+    assert all(r.json["max_completion_tokens"] == 700 for r in answered)
+    # The refusal was about the limit's name, not the output form: the strictest form is still the one used.
+    assert {r.json["response_format"]["type"] for r in answered} == {"json_schema"}
+
+
 async def test_reasoning_is_read_but_never_posted(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:

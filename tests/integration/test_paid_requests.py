@@ -44,6 +44,21 @@ async def test_a_retried_truncated_answer_holds_the_larger_output_limit_it_asks_
     assert reviewer.allowance.held == 0
 
 
+async def test_a_model_the_catalogue_does_not_know_gets_twice_the_room_not_the_reasoning_floor(
+        settings: Settings, fake_model: FakeModel) -> None:
+    """A self-hosted model's window is a guess: a jump to 32k tokens would keep a CPU server busy for hours."""
+    fake_model.stand_ins["local-coder"] = "@cf/moonshotai/kimi-k2.6"
+    local = dataclasses.replace(settings, model="local-coder", max_completion_tokens=300,
+                                prices={"local-coder": settings.prices["@cf/moonshotai/kimi-k2.6"]})
+    fake_model.script_reply('{"summary": "The change', finish_reason="length")
+    fake_model.script_reply(findings_json([]))
+    async with httpx.AsyncClient() as http:
+        await StructuredReviewer(model_client(local, http)).review(PROMPT, "ses_local")
+    first, again = (r.json for r in fake_model.review_requests())
+    assert first["max_completion_tokens"] == 300
+    assert 300 < again["max_completion_tokens"] <= 600 and again["max_tokens"] == again["max_completion_tokens"]
+
+
 class Crash(BaseException):
     """The worker process dies at this point (OOM killer, a lost machine): nothing after it runs."""
 

@@ -33,9 +33,10 @@ class RepoIssues(PortBase):
                                  what=f"PATCH issue {repo}#{number}", body=fields)
 
     async def issues_by(self, repo: str, creator: str, state: str = "all") -> list[dict[str, Any]]:
-        """Issues (not pull requests) opened by `creator`, newest first, at most MAX_LISTED_ISSUES."""
+        """Issues (not pull requests) opened by `creator` (any author when empty), newest first, at most
+        MAX_LISTED_ISSUES."""
         found: list[dict[str, Any]] = []
-        params = {"creator": creator, "state": state, "sort": "created", "direction": "desc"}
+        params = {"state": state, "sort": "created", "direction": "desc"} | ({"creator": creator} if creator else {})
         async for page in self._http.pages(f"/repos/{_q(repo)}/issues", what=f"GET issues {repo}",
                                            params=params):
             found += [i for i in page if isinstance(i, dict) and "pull_request" not in i]

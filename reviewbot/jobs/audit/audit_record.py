@@ -11,6 +11,7 @@ from reviewbot.audit.findings import AuditFinding, from_finding
 from reviewbot.audit.publish import AuditPort, branch_ref, publish_audit
 from reviewbot.audit.sarif import audit_category
 from reviewbot.audit.service_state import AuditStore
+from reviewbot.jobs.audit.audit_target import category_branch, keeps_baseline
 from reviewbot.review.findings.schema import Finding
 
 
@@ -33,11 +34,12 @@ async def publish(port: AuditPort, store: AuditStore, record: dict[str, Any], fi
     """Every finding of the audit, carried-forward ones included, is the complete picture for its category (GitHub
     closes the alerts it no longer contains); returns the record's `publication`."""
     record["findings"] = findings
-    record["category"] = audit_category(record["branch"], record["paths"])
+    record["category"] = audit_category(category_branch(record), record["paths"])
     done = await publish_audit(port, record["repo"], audit_findings(findings, read), category=record["category"],
                                commit_sha=record["sha"], ref=branch_ref(record["branch"]), bot_login=bot_login,
                                key=key, cost_usd=float(record.get("spent_usd") or 0),
-                               tracking_issue=await store.tracking_issue(record["repo"]))
+                               tracking_issue=await store.tracking_issue(record["repo"]),
+                               tracking=keeps_baseline(record))  # a pull request's findings: its answer only
     if done.issue_number is not None:
         await store.remember_tracking_issue(record["repo"], done.issue_number)
     return {"where": done.where, "results": done.results, "sarif_id": done.sarif_id,
@@ -45,13 +47,18 @@ async def publish(port: AuditPort, store: AuditStore, record: dict[str, Any], fi
             "status": "processing" if done.where == "code-scanning" else "edited", "errors": []}
 
 
-def published_text(publication: dict[str, Any] | None) -> str:
-    """Where the results are, for the answer comment, `reviewbot audit status` and the dashboard."""
+def published_text(publication: dict[str, Any] | None, issue_url: str = "") -> str:
+    """Where the results are, for the answer comment, `reviewbot audit status` and the dashboard; `issue_url`: the
+    tracking issue as a Markdown link (the answer comment), else its number as text."""
     if not publication:
         return "the audit record (`reviewbot audit status` and the dashboard)"
     if publication["where"] == "issue":
+        number = f"#{publication['issue_number']}"
         return (f"code scanning is not available here ({publication['reason']}): tracking issue "
-                f"#{publication['issue_number']} ({publication['new']} new)")
+                f"{f'[{number}]({issue_url})' if issue_url else number} ({publication['new']} new)")
+    if publication["where"] == "comment":
+        return (f"code scanning is not available here ({publication['reason']}): the findings above (a pull "
+                "request's audit leaves the repository's tracking issue to the default branch)")
     if publication["where"] == "none":
         return f"the audit record only: publishing failed ({'; '.join(publication['errors'])})"
     alerts = f"{publication['results']} alert(s)"

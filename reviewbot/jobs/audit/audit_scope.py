@@ -12,6 +12,7 @@ import pathspec
 
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.chunks import Chunk, Listed, auditable
+from reviewbot.audit.factcache import Counted, FactCache
 from reviewbot.audit.incremental import Selection, select_incremental
 from reviewbot.audit.planner import AuditPlan, Definitions, parsed_definitions, plan_audit
 from reviewbot.catalogue import Price
@@ -23,9 +24,17 @@ class Scoped:
     """The plan as the record keeps it: chunks past `max_usd` are left out (their files listed)."""
 
     plan: AuditPlan
-    chunks: list[dict[str, Any]]  # index, paths, tokens, estimate_usd, context (the planned blocks as JSON)
+    chunks: list[dict[str, Any]]  # index, paths, tokens, estimate_usd, estimate_tokens
+    contexts: list[list[list[Any]]]  # per chunk, its context blocks as planned (JSON)
     left_out: list[str]
     selection: Selection | None  # None: a full audit
+    parsed: int = 0  # files parsed while planning: those whose content the facts cache did not know
+
+    @property
+    def requests(self) -> dict[str, Any]:
+        """What a worker renders every chunk's request from (`chunk_input.chunk_request`): no file contents."""
+        return {"prefix": {"system": self.plan.prefix.system, "head": self.plan.prefix.head},
+                "context": self.contexts}
 
     @property
     def estimate_usd(self) -> float:
@@ -54,7 +63,8 @@ def under(path: str, scope: Sequence[str]) -> bool:
 
 def plan_scope(snapshot: Snapshot, scoped: Sequence[str], blobs: Mapping[str, str],
                previous: Mapping[str, str] | None, *, chunk_tokens: int, price: Price | None,
-               max_usd: float | None, definitions: Definitions = parsed_definitions) -> Scoped:
+               max_usd: float | None, definitions: Definitions = parsed_definitions,
+               facts_cache: FactCache | None = None) -> Scoped:
     """The planner over the files in scope. `previous` (path -> blob of the branch's last completed audit, None
     for a full audit): only changed files and the files that call them or that they call are audited."""
     chosen: list[Selection] = []
@@ -65,7 +75,9 @@ def plan_scope(snapshot: Snapshot, scoped: Sequence[str], blobs: Mapping[str, st
         chosen.append(select_incremental(previous, {p: blobs.get(p, "") for p in sizes}, graph, sizes=sizes))
         return chosen[0].audit
 
-    plan = plan_audit(Listed(snapshot, scoped), definitions=definitions, chunk_tokens=chunk_tokens, select=select)
+    counted = Counted(definitions)
+    plan = plan_audit(Listed(snapshot, scoped), definitions=counted, chunk_tokens=chunk_tokens, select=select,
+                      facts_cache=facts_cache)
     kept: list[Chunk] = []
     estimates: list[tuple[float, int]] = []
     left_out: list[str] = []
@@ -78,6 +90,6 @@ def plan_scope(snapshot: Snapshot, scoped: Sequence[str], blobs: Mapping[str, st
         estimates.append((estimate.cost_usd, estimate.prompt_tokens + estimate.completion_tokens))
     plan = dataclasses.replace(plan, chunks=tuple(kept))
     chunks = [{"index": c.index, "paths": list(c.paths), "tokens": c.tokens, "estimate_usd": round(usd, 4),
-               "estimate_tokens": tokens, "context": [b.as_json() for b in plan.context(c, snapshot.read)]}
-              for c, (usd, tokens) in zip(kept, estimates, strict=True)]
-    return Scoped(plan, chunks, left_out, chosen[0] if chosen else None)
+               "estimate_tokens": tokens} for c, (usd, tokens) in zip(kept, estimates, strict=True)]
+    contexts = [[b.as_json() for b in plan.context(c, snapshot.read)] for c in kept]
+    return Scoped(plan, chunks, contexts, left_out, chosen[0] if chosen else None, counted.count)

@@ -7,8 +7,10 @@ import time
 from collections import Counter
 from typing import Any
 
+from reviewbot.jobs.audit.audit_record import published_text
 from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.review.publish.markdown import BADGE, neutralize_inline
+from reviewbot.review.publish.safemd import LinkPolicy
 
 MAX_LISTED = 20
 
@@ -71,8 +73,18 @@ def result_text(record: dict[str, Any]) -> str:
         lines += [f"- chunk {int(i) + 1} ({len(record['chunks'][int(i)]['paths'])} file(s)): "
                   f"{neutralize_inline(why[:200])}" for i, why in sorted(record["not_audited"].items())]
     lines += _left_out(record)
-    lines += ["", f"Where the results are: {neutralize_inline(record.get('published') or 'the audit record')}."]
+    lines += ["", f"Where the results are: {_where(record)}."]
     return "\n".join(lines)
+
+
+def _where(record: dict[str, Any]) -> str:
+    """The tracking issue as a link, not the escaped `\\#N` the rebuilding makes of text: a link to the audited
+    repository's own issue, which its link policy keeps; everything else stays text."""
+    publication, repo_url = record.get("publication") or {}, str(record.get("repo_url") or "")
+    if publication.get("where") == "issue" and publication.get("issue_number") and repo_url:
+        linked = published_text(publication, f"{repo_url}/issues/{int(publication['issue_number'])}")
+        return neutralize_inline(linked, LinkPolicy(repo_url))
+    return neutralize_inline(record.get("published") or "the audit record")
 
 
 def _related(record: dict[str, Any]) -> list[str]:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reviewbot.audit.answer_schema import AUDIT_FORMATS
 from reviewbot.audit.chunkcontext import Block
 from reviewbot.audit.chunkprompt import Prefix, render_chunk
 from reviewbot.audit.chunks import Chunk
@@ -37,15 +38,17 @@ async def audit_tree(deps: Deps, port: GitHubPort, repo: str, sha: str) -> Path:
     return await cache.checkout(repo, sha, download)
 
 
-def chunk_request(record: dict[str, Any], index: int, read: Callable[[str], str | None]) -> list[dict[str, str]]:
-    """Chunk `index`'s messages from the record: the audit's prefix (the same bytes for every chunk), its files
-    read from the tree and the context blocks planned with it (no parse, no call graph: that was the planning's)."""
-    if "prefix" not in record:
-        raise PermanentError("planned by an earlier version of reviewbot: start the audit again")
+def chunk_request(record: dict[str, Any], plan: dict[str, Any] | None, index: int,
+                  read: Callable[[str], str | None]) -> list[dict[str, str]]:
+    """Chunk `index`'s messages from the audit's plan (`AuditStore.load_plan`): its prefix (the same bytes for every
+    chunk), the chunk's files read from the tree and the context blocks planned with it (no parse, no call graph:
+    that was the planning job's)."""
+    if plan is None:
+        raise PermanentError("the audit's plan is gone (expired, or planned by an earlier version): audit again")
     planned = record["chunks"][index]
-    prefix = Prefix(record["prefix"]["system"], record["prefix"]["head"])
+    prefix = Prefix(plan["prefix"]["system"], plan["prefix"]["head"])
     chunk = Chunk(index, tuple(planned["paths"]), int(planned["tokens"]))
-    blocks = [Block.from_json(b) for b in planned.get("context") or []]
+    blocks = [Block.from_json(b) for b in plan["context"][index]]
     return render_chunk(prefix, chunk, len(record["chunks"]), read, blocks)
 
 
@@ -81,4 +84,4 @@ def audit_reviewer(deps: Deps, redis: Any, scope: str, root: Path, gate: Gate | 
     client = dataclasses.replace(deps.client, prefer_async=True, before_request=before_paying)
     return StructuredReviewer(client, memo=RedisMemo(redis, scope), tools=RepoTools(root),
                               max_turns=deps.settings.max_tool_turns, token_budget=deps.settings.review_token_budget,
-                              gate=gate)
+                              gate=gate, formats=AUDIT_FORMATS)

@@ -13,6 +13,7 @@ from arq import Retry
 from redis.exceptions import RedisError
 
 from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
+from reviewbot.audit.evidence import checked
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import AlreadySettled, PermanentError, RetryableError, Waiting
 from reviewbot.inference.budget import DailyBudget
@@ -54,17 +55,20 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
     budget = audit_budget(deps)
     if (scope := current()) is not None:  # every paid request is charged as it arrives, to the audit's hold
         scope.charge = functools.partial(budget.charge, installation_id, repo, hold_id(audit_id))
-    port, slot = deps.installation_port(installation_id), False
+    port = deps.installation_port(installation_id)
+    held = False
     try:
-        if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
-            raise Retry(defer=wait)  # the provider has not answered: no prompt is built, no slot taken
-        # The tree before the slot: a worker that has not seen the commit downloads and unpacks the tarball (seconds,
-        # once per process) and would hold one of the installation's slots, shared by every worker, meanwhile.
+        # The tree before the slot: a worker new to this commit downloads it without holding one of the
+        # installation's slots while the other workers' chunks wait for them (a cache hit afterwards).
         root = await audit_tree(deps, port, repo, record["sha"])
-        if not (slot := await deps.slots.acquire(installation_id, job_id)):
+        if not await deps.slots.acquire(installation_id, job_id):
             raise retries.wait_for_slot()
+        held = True
+        if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
+            raise Retry(defer=wait)  # the provider has not answered: no prompt is built, no slot kept
         snapshot = DirSnapshot(root)
-        messages = await asyncio.to_thread(chunk_request, record, index, snapshot.read)
+        plan = await store.load_plan(audit_id)
+        messages = await asyncio.to_thread(chunk_request, record, plan, index, snapshot.read)
 
         async def gate(held_tokens: int, held_usd: float) -> None:
             await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)
@@ -85,12 +89,14 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
         return await _settle(deps, redis, store, record, index, failed=str(exc))
     finally:
         port.close()
-        if slot and not lease_lost():  # else the slot (same job id) is the worker's that runs the chunk now
+        if held and not lease_lost():  # else the slot (same job id) is the worker's that runs the chunk now
             await deps.slots.release(installation_id, job_id)
     # A finding in a file this audit does not review (context only, or carried forward) is not its to report.
     audited, paths = set(record["blobs"]), record["chunks"][index]["paths"]
     found = answer.output.findings
-    done = {"findings": [f.model_dump() for f in found if f.path in audited],
+    # The model's evidence lines: kept only where they name a line of a file of this tree (counted otherwise).
+    kept, dropped = await asyncio.to_thread(checked, [f for f in found if f.path in audited], snapshot)
+    done = {"findings": [f.model_dump() for f in kept], "evidence_dropped": dropped,
             "outside": len([f for f in found if f.path not in audited]), "usage": dataclasses.asdict(answer.usage),
             "partial": [[p, f"only the first {MAX_FILE_CHARS:,} characters were audited"] for p in paths
                         if (root / p).is_file() and (root / p).stat().st_size > MAX_FILE_CHARS]}

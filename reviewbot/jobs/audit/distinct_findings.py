@@ -50,8 +50,8 @@ def batches(record: dict[str, Any], found: list[Distinct]) -> tuple[list[Batch],
     return verification_batches(found, precision(config))
 
 
-async def verify(deps: Deps, redis: Any, record: dict[str, Any], snapshot: DirSnapshot, gate: Gate | None,
-                 found: list[Distinct]) -> Verified:
+async def verify(deps: Deps, redis: Any, record: dict[str, Any], plan: dict[str, Any] | None, snapshot: DirSnapshot,
+                 gate: Gate | None, found: list[Distinct]) -> Verified:
     """Every batch is asked at once (each one goes to the provider's queue); the first wait or transient failure
     is raised after all were submitted, and the next try replays what came back (the memo: no batch is paid for
     twice)."""
@@ -59,7 +59,7 @@ async def verify(deps: Deps, redis: Any, record: dict[str, Any], snapshot: DirSn
     checked, kept = batches(record, found)
 
     async def one(batch: Batch) -> Verified:
-        owner = await asyncio.to_thread(chunk_request, record, batch.owner, snapshot.read)
+        owner = await asyncio.to_thread(chunk_request, record, plan, batch.owner, snapshot.read)
         asked = batch_messages(owner, batch, snapshot.read)
         try:
             answer = await StructuredVerifier(reviewer.fresh()).verify(

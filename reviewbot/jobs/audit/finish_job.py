@@ -20,6 +20,8 @@ from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import edit_answer
 from reviewbot.jobs.audit.audit_record import publish, published_text
+from reviewbot.jobs.audit.audit_target import keeps_baseline
+from reviewbot.jobs.audit.audit_usage import record_audit
 from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
@@ -64,7 +66,8 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
         try:
             if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
                 raise Retry(defer=wait)  # no verification prompt is built again until the provider answered
-            verified = await verify(deps, redis, record, snapshot, gate, found)
+            plan = await store.load_plan(audit_id) if found else None
+            verified = await verify(deps, redis, record, plan, snapshot, gate, found)
         except RedisError as exc:
             raise Retry(defer=5.0) from exc
         except Waiting as exc:
@@ -82,7 +85,9 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
                                                    findings + list(record.get("carried") or []))
             await store.save(record)
         record["published"] = published_text(record["publication"])
-        await _remember(store, record, done)
+        if keeps_baseline(record):
+            await _remember(store, record, done)
+        await record_audit(redis, deps.settings, record)  # once per audit, however often this job runs
         record["status"], record["finished"] = "done", time.time()
         await store.save(record)
         await edit_answer(port, record, final=True)
@@ -132,6 +137,7 @@ def _totals(record: dict[str, Any], done: dict[int, dict[str, Any]], failed: dic
     return {"files": sum(len(c["paths"]) for c in record["chunks"]), "candidates": candidates,
             "duplicates": reported - candidates, "dropped": verified.dropped, "unverified": verified.unchecked,
             "not_audited": {str(i): why for i, why in failed.items()}, "usage": usage,
+            "evidence_dropped": sum(int(d.get("evidence_dropped") or 0) for d in done.values()),
             "spent_usd": round(usage["cost_usd"], 4), "carried_count": len(record.get("carried") or [])}
 
 

@@ -1,19 +1,24 @@
-"""plan_audit: the tree at one commit → the files in scope (only the changed ones after an earlier audit), chunks
-and their estimate; the estimate is held on the daily budgets, the plan answered, and one job per chunk queued."""
+"""plan_audit: the tree at one commit → the files in scope (after an earlier audit, the changed ones with their
+callers and callees) → the audit planner's chunks, prefix and context plans in the record, and the estimate; the
+estimate is held on the daily budgets, the plan answered, and one job per chunk queued."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
+import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reviewbot.audit.factstore import FOLDER as FACTS_FOLDER
+from reviewbot.audit.factstore import SqliteFacts
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.audit.stored import stored_definitions
 from reviewbot.catalogue import Price
 from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.jobs.audit.audit_scope import Scoped, in_scope, plan_scope, under
+from reviewbot.jobs.audit.audit_target import head_of, pull_number
 from reviewbot.jobs.audit.audit_text import busy_text, plan_text
 from reviewbot.jobs.audit.chunk_input import audit_tree
 from reviewbot.jobs.audit.chunk_job import audit_budget
@@ -25,6 +30,7 @@ from reviewbot.jobs.audit.job_ids import (
     hold_id,
     plan_job_id,
 )
+from reviewbot.jobs.audit.push_job import PUSH_TRIGGER, owe_push, recheck_s
 from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import store_job
@@ -56,6 +62,8 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
         if (running := await store.lock(repo, branch, audit_id)) is not None:
             if number is not None:
                 await port.create_issue_comment(repo, number, busy_text(branch))
+            if trigger == PUSH_TRIGGER:  # the pushes are owed an audit: asked again after the running one
+                await owe_push(redis, installation_id, repo, branch, recheck_s(deps.settings))
             return {"outcome": "busy", "running": running}
         try:
             record = await _plan(deps, port, store, audit_id, installation_id, repo, branch, paths or [], full,
@@ -71,7 +79,8 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
     finally:
         port.close()
     await _enqueue(redis, record)
-    log.info("audit planned", extra={"repo": repo, "audit": audit_id, "chunks": len(record["chunks"])})
+    log.info("audit planned", extra={"repo": repo, "audit": audit_id, "chunks": len(record["chunks"]),
+                                     "parsed": record.get("parsed", 0)})
     return {"outcome": "planned", "audit": audit_id, "chunks": len(record["chunks"])}
 
 
@@ -85,11 +94,13 @@ async def _refused(port: GitHubPort, store: AuditStore, repo: str, branch: str, 
 
 async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, installation_id: int, repo: str,
                 branch: str, paths: list[str], full: bool, trigger: str, number: int | None) -> dict[str, Any]:
-    sha = await port.branch_head(repo, branch)
-    config = (await load_config(port, repo, await port.default_branch(repo))).config  # never the audited branch's
+    sha = await head_of(port, repo, branch)
+    default = await port.default_branch(repo)
+    config = (await load_config(port, repo, default)).config  # never the audited branch's
+    base = default if pull_number(branch) else branch  # a pull request starts from the default branch's last audit
     root = await audit_tree(deps, port, repo, sha)
     scope = paths or config.audit.paths
-    baseline = await store.baseline(repo, branch)
+    baseline = await store.baseline(repo, base)
     price = deps.settings.prices.get(deps.settings.model)
     # Parsing and the call graph take seconds of CPU on a large tree: off the event loop.
     snapshot, scoped = await asyncio.to_thread(_planned, deps, root, scope, [*config.ignore, *config.audit.ignore],
@@ -100,27 +111,31 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     carried_files = list(selection.carried) if selection is not None else []
     record: dict[str, Any] = {
         "id": audit_id, "installation_id": installation_id, "repo": repo, "branch": branch, "sha": sha,
+        "base_branch": base,
+        "repo_url": f"{deps.settings.github_url.rstrip('/')}/{urllib.parse.quote(repo, safe='/')}",
         "paths": list(scope), "full": full, "incremental": selection is not None, "trigger": trigger,
         "number": number, "status": "running", "created": time.time(), "model": deps.settings.model,
         "config": config.model_dump(mode="json"), "max_usd": config.audit.max_usd,
-        "prefix": {"system": scoped.plan.prefix.system, "head": scoped.plan.prefix.head},
         "chunks": scoped.chunks, "estimate_usd": scoped.estimate_usd, "left_out": scoped.left_out,
         "unchanged": len(carried_files), "related": len(selection.related) if selection is not None else 0,
         "carried": [f for p in carried_files for f in baseline.get(p, {}).get("findings") or []],
         "blobs": {p: blobs.get(p, "") for p in audited},
         "gone": sorted(p for p in baseline if p not in blobs and under(p, scope)),  # deleted since
+        "parsed": scoped.parsed,  # files parsed to plan: the facts cache knew the others' content
     }
     # The whole estimate is held before any chunk starts: the audit cannot crowd out the day's reviews.
     await audit_budget(deps).reserve(installation_id, repo, hold_id(audit_id), scoped.estimate_usd,
                                      scoped.estimate_tokens)
+    await store.save_plan(audit_id, scoped.requests)  # before the record: a chunk job only runs after both
     await store.save(record)
     return record
 
 
 def _planned(deps: Deps, root: Path, scope: list[str], ignore: list[str], baseline: dict[str, dict[str, Any]],
              price: Price | None, max_usd: float | None) -> tuple[DirSnapshot, Scoped]:
-    """The planner over the files in scope; definitions come from the context index reviews share (by blob id)
-    where it already parsed the same content, and what is parsed now is kept there."""
+    """The planner over the files in scope. Each file's facts come from the audits' facts cache (per blob id and
+    language, shared by the workers under the data dir) where an earlier audit saw the same content; else its
+    definitions from the context index reviews share, where a review parsed it; else a parse, kept in both."""
     snapshot = DirSnapshot(root)
     scoped = in_scope(snapshot.paths(), snapshot.read, scope, ignore)
     blobs = snapshot.blob_ids()
@@ -130,7 +145,8 @@ def _planned(deps: Deps, root: Path, scope: list[str], ignore: list[str], baseli
     index = SqliteIndex(deps.settings.data_dir / "index")
     definitions = stored_definitions(index, {p: blobs[p] for p in scoped if blobs.get(p)})
     return snapshot, plan_scope(snapshot, scoped, blobs, previous or None, price=price, max_usd=max_usd,
-                                chunk_tokens=deps.settings.audit_chunk_tokens, definitions=definitions)
+                                chunk_tokens=deps.settings.audit_chunk_tokens, definitions=definitions,
+                                facts_cache=SqliteFacts(deps.settings.data_dir / FACTS_FOLDER))
 
 
 async def _enqueue(redis: Any, record: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.comment_commands import help_text
+from reviewbot.jobs.audit.audit_target import pull_ref
 from reviewbot.jobs.audit.triggers import start_audit
 from reviewbot.jobs.commands.command_limits import first_telling, over_limit
 from reviewbot.queue import keys, retries
@@ -26,7 +27,7 @@ NOT_ALLOWED = ("Thanks for asking! Reviews can only be started by people with wr
 
 async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, number: int, comment_id: int,
                          author: str, trusted: bool, verb: str, name: str,
-                         args: list[str] | None = None) -> dict[str, Any]:
+                         args: list[str] | None = None, pull: bool = False) -> dict[str, Any]:
     deps: Deps = ctx["deps"]
     redis = ctx["redis"]
     job_id = str(ctx.get("job_id") or keys.command_job_id(repo, comment_id))
@@ -34,13 +35,14 @@ async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, n
     try:
         return await retries.settled(redis, job_id, "command", {"repo": repo, "pr": number},
                                      _heard(port, redis, installation_id, repo, number, comment_id, author, trusted,
-                                            verb, name, job_id, args or []))
+                                            verb, name, job_id, args or [], pull))
     finally:
         port.close()
 
 
 async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, comment_id: int,
-                 author: str, trusted: bool, verb: str, name: str, job_id: str, args: list[str]) -> dict[str, Any]:
+                 author: str, trusted: bool, verb: str, name: str, job_id: str, args: list[str],
+                 pull: bool = False) -> dict[str, Any]:
     await port.add_reaction(repo, comment_id, "eyes")  # heard, before anything slow
     if not trusted and await port.permission(repo, author) not in MAY_SPEND:
         if await redis.set(keys.polite_key(repo, number), "1", nx=True, ex=keys.STATE_TTL):
@@ -48,20 +50,23 @@ async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, 
         log.info("command refused: no write access", extra={"repo": repo, "pr": number})
         return {"outcome": "not allowed"}
     if verb == "audit":
-        return await _audit(port, redis, installation_id, repo, number, comment_id, author, args)
+        return await _audit(port, redis, installation_id, repo, number, comment_id, author, args, pull)
     return await _run(port, redis, installation_id, repo, number, author, verb, name, job_id)
 
 
 async def _audit(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, comment_id: int,
-                 author: str, args: list[str]) -> dict[str, Any]:
-    """Within the same limits as review commands; the planning job answers with the plan, then edits it."""
+                 author: str, args: list[str], pull: bool) -> dict[str, Any]:
+    """Within the same limits as review commands; the planning job answers with the plan, then edits it. On a
+    pull request it audits the pull request's head (GitHub shows the alerts in its checks), else the default
+    branch."""
     if refusal := await over_limit(redis, installation_id, repo, number, author):
         if await first_telling(redis, repo, number, author):
             await port.create_issue_comment(repo, number, refusal)
         return {"outcome": "limited"}
     full = bool(args) and args[0] == "full"
-    audit, stored = await start_audit(redis, installation_id, repo, paths=args[1:] if full else args, full=full,
-                                      trigger="comment", run=f"comment-{comment_id}", number=number)
+    audit, stored = await start_audit(redis, installation_id, repo, branch=pull_ref(number) if pull else "",
+                                      paths=args[1:] if full else args, full=full, trigger="comment",
+                                      run=f"comment-{comment_id}", number=number)
     return {"outcome": stored, "audit": audit}
 
 

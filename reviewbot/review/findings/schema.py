@@ -6,13 +6,34 @@ import json
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+)
 
 from reviewbot.review.findings.cwe import normalize_cwe
 
 Severity = Literal["critical", "major", "minor", "nit"]
 Category = Literal["bug", "security", "performance", "maintainability", "style", "test"]
 SEVERITY_RANK: dict[str, int] = {"critical": 0, "major": 1, "minor": 2, "nit": 3}
+EvidenceRole = Literal["source", "step", "sink"]
+
+
+class EvidenceStep(BaseModel):
+    """One line an audit's answer gives as evidence (untrusted: the audit checks path and line against the tree).
+    A malformed item is kept as `path=""`, so the audit counts it among those it drops."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    path: str = ""
+    line: int = 0
+    role: EvidenceRole = "step"
+    note: str = ""
 
 
 class Finding(BaseModel):
@@ -34,6 +55,31 @@ class Finding(BaseModel):
     # Set by reviewbot (never in the model's schema): a candidate whose verification could not run is posted
     # anyway, labelled, rather than silently dropped.
     unverified: bool = False
+    # Audits only (their schema asks for it; the review schema does not): source → sink lines, as the model gave
+    # them. Left out of dumps when empty, so a review's JSON is what it was.
+    evidence: tuple[EvidenceStep, ...] = ()
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _evidence(cls, value: object) -> tuple[EvidenceStep, ...]:
+        """Lenient: a bad item never invalidates the answer (no repair turn for it); it is kept empty and dropped,
+        counted, by the audit."""
+        if not isinstance(value, list | tuple):
+            return ()
+        out = []
+        for item in value:
+            try:
+                out.append(item if isinstance(item, EvidenceStep) else EvidenceStep.model_validate(item))
+            except ValidationError:
+                out.append(EvidenceStep())
+        return tuple(out)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("evidence"):
+            data.pop("evidence", None)
+        return data
 
     @field_validator("cwe", mode="before")
     @classmethod
@@ -142,6 +188,12 @@ REVIEW_SCHEMA: dict[str, Any] = {
     "required": ["summary", "walkthrough", "findings", "issues"],
     "additionalProperties": False,
 }
+# Fields the answer may leave out (pydantic fills their defaults), by property name: a grammar-constrained server
+# is given them as optional (reviewbot.inference.grammar_form). No name is optional in one object and required in
+# another (a test checks).
+REVIEW_OPTIONAL: frozenset[str] = frozenset(
+    name for model in (ReviewOutput, FileNote, Finding, IssueVerdict)
+    for name, spec in model.model_fields.items() if not spec.is_required())
 
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)\n?```", re.DOTALL)
 
@@ -169,7 +221,9 @@ def first_json(text: str) -> Any:
         candidates.append(text[start:end + 1])
     for candidate in candidates:
         try:
-            return json.loads(candidate)
+            # strict=False: raw control characters inside strings (a newline a model wrote as is, which llama.cpp's
+            # JSON grammar lets through) are read as the text they mean instead of failing the whole answer.
+            return json.loads(candidate, strict=False)
         except ValueError:
             continue
     return None

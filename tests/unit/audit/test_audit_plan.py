@@ -65,6 +65,13 @@ def test_groups_never_pass_the_budget_and_leftovers_join_their_path_neighbours()
     assert chunks == [Chunk(0, ("a.py", "b.py"), 200), Chunk(1, ("c.py",), 100)]
 
 
+def test_scattered_files_fill_as_few_chunks_as_fit_them() -> None:
+    # An incremental audit's handful of unrelated files: in path order they would need three chunks.
+    sizes = {"a.py": 120, "b.py": 160, "c.py": 280, "d.py": 240}  # 30, 40, 70 and 60 tokens
+    assert graph_chunks(sizes, CallGraph(), budget_tokens=100) == [Chunk(0, ("a.py", "c.py"), 100),
+                                                                   Chunk(1, ("b.py", "d.py"), 100)]
+
+
 def test_every_chunk_starts_with_the_same_bytes_and_the_overview_names_where_input_enters() -> None:
     files = repo()
     plan = plan_audit(MemorySnapshot(files), chunk_tokens=120)

@@ -140,7 +140,7 @@ def test_hostile_file_names_and_titles_cannot_make_links_in_the_message() -> Non
     text = result["message"]["text"]
     assert "](http" not in text and "](javascript" not in text and "http://" not in text and "https://" not in text
     assert "@security-team" not in text
-    assert text.endswith("Evidence: [evil.com).py:2](1).")  # the one link is ours, to the related location
+    assert text.endswith("Evidence: step [evil.com).py:2](1).")  # the one link is ours, to the related location
     related = result["relatedLocations"][0]
     assert related["physicalLocation"]["artifactLocation"]["uri"] == "lib/%5Ba%5D%28https%3A/evil.com%29.py"
     assert "](" not in related["message"]["text"]

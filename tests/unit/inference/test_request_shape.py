@@ -41,3 +41,28 @@ def test_a_model_without_an_async_queue_never_gets_a_run_url() -> None:
     k26 = ModelClient(http=httpx.AsyncClient(), base_url="b", model="@cf/moonshotai/kimi-k2.6", api_token=None,
                       run_url="http://127.0.0.1:9/ai/run/x")
     assert k27.run_url is None and k26.run_url is not None
+
+
+@pytest.mark.parametrize("base_url", [None, "https://api.cloudflare.com/client/v4/accounts/a/ai/v1"])
+def test_workers_ai_gets_max_completion_tokens_alone(base_url: str | None) -> None:
+    from reviewbot.inference.factory import model_client
+    from reviewbot.settings import Settings
+
+    settings = Settings.from_mapping({"CLOUDFLARE_ACCOUNT_ID": "acc", "REVIEWBOT_MAX_COMPLETION_TOKENS": "512",
+                                      **({"REVIEWBOT_MODEL_BASE_URL": base_url} if base_url else {})})
+    body = model_client(settings, httpx.AsyncClient()).body(MESSAGES, RESPONSE_FORMATS[0])
+    assert body["max_completion_tokens"] == 512 and "max_tokens" not in body
+
+
+def test_another_server_gets_the_limit_as_max_tokens_too_and_it_still_fits_the_contracts() -> None:
+    """llama.cpp's Python server and Ollama read only `max_tokens`: without it they write until the context is
+    full (hours on a CPU), whatever `max_completion_tokens` says."""
+    from reviewbot.inference.factory import model_client
+    from reviewbot.settings import Settings
+
+    settings = Settings.from_mapping({"REVIEWBOT_MODEL_BASE_URL": "http://127.0.0.1:8000/v1",
+                                      "REVIEWBOT_MAX_COMPLETION_TOKENS": "512"})
+    body = model_client(settings, httpx.AsyncClient()).body(MESSAGES, RESPONSE_FORMATS[2], max_completion_tokens=900)
+    assert body["max_completion_tokens"] == body["max_tokens"] == 900
+    for model, contract in CONTRACTS.items():
+        assert contract.request_errors({**body, "model": model}) == []

@@ -26,6 +26,14 @@ def test_bare_fenced_and_prose_wrapped_json_are_accepted() -> None:
         assert out.summary == "ok" and out.findings[0].line == 4
 
 
+def test_a_raw_newline_inside_a_string_is_read_as_the_newline_it_means() -> None:
+    """What Gemma 3 270M wrote through llama.cpp's JSON grammar, which lets control characters into strings."""
+    text = '{"summary": "},\nDescription:\n\nI changed total" ,"findings" : [ ], "issues" : [] }'
+    with pytest.raises(ValueError):
+        json.loads(text)  # raw newlines, which strict JSON refuses
+    assert parse_review_output(text).summary == "},\nDescription:\n\nI changed total"
+
+
 def test_invalid_output_explains_what_is_wrong() -> None:
     with pytest.raises(OutputInvalid, match="not valid JSON"):
         parse_review_output("I think the code is fine")

@@ -1,0 +1,91 @@
+"""Each file's facts for the audit's call graph (what it defines, the identifiers it uses), kept per content: an
+audit parses only the blobs no earlier audit parsed. Keyed by git blob id and language: the same bytes parse
+differently as `.py` and as `.js`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from reviewbot.review.context.index import IDENT, MAX_INDEXED_FILE_CHARS
+from reviewbot.review.context.languages import language_for
+from reviewbot.review.context.store import git_blob_id
+from reviewbot.review.context.symbols import Definition
+
+Key = tuple[str, str]  # (git blob id of the text, language or "" for the plain-text fallback)
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    definitions: tuple[Definition, ...]
+    names: frozenset[str]  # every identifier the text holds
+
+
+class FactCache(Protocol):
+    """Per-content facts that outlive one audit; a cache that cannot answer answers nothing (never raises)."""
+
+    def get(self, keys: Sequence[Key]) -> dict[Key, FileFacts]:
+        """The facts known for these keys (the others are absent)."""
+        ...
+
+    def put(self, entries: Mapping[Key, FileFacts]) -> None:
+        ...
+
+
+@dataclass
+class MemoryFacts:
+    """A FactCache in memory: one process's audits, and tests."""
+
+    entries: dict[Key, FileFacts] = field(default_factory=dict)
+
+    def get(self, keys: Sequence[Key]) -> dict[Key, FileFacts]:
+        return {k: f for k in keys if (f := self.entries.get(k)) is not None}
+
+    def put(self, entries: Mapping[Key, FileFacts]) -> None:
+        self.entries.update(entries)
+
+
+class Counted:
+    """A definitions source that counts the files it is asked about: those no cache knew (logs, benchmarks)."""
+
+    def __init__(self, definitions: Callable[[str, str], Sequence[Definition]]) -> None:
+        self.definitions = definitions
+        self.count = 0
+
+    def __call__(self, path: str, text: str) -> Sequence[Definition]:
+        self.count += 1
+        return self.definitions(path, text)
+
+
+def key_of(path: str, text: str) -> Key:
+    """The content's git blob id (of the text as read, so an edited work tree is never confused with its
+    index) and the language the path's extension selects."""
+    return git_blob_id(text.encode("utf-8", errors="replace")), language_for(path) or ""
+
+
+def parse_facts(path: str, text: str, definitions: Callable[[str, str], Sequence[Definition]]) -> FileFacts:
+    """One parse and one identifier scan; a file too big to index has no facts (as in the review's index)."""
+    if len(text) > MAX_INDEXED_FILE_CHARS:
+        return FileFacts((), frozenset())
+    return FileFacts(tuple(definitions(path, text)), frozenset(IDENT.findall(text)))
+
+
+def file_facts(texts: Mapping[str, str], definitions: Callable[[str, str], Sequence[Definition]],
+               cache: FactCache | None = None) -> dict[str, FileFacts]:
+    """path -> its facts: from the cache where it knows the content, parsed (and written back) where not."""
+    if cache is None:
+        return {path: parse_facts(path, text, definitions) for path, text in texts.items()}
+    keys = {path: key_of(path, text) for path, text in texts.items()}
+    known = cache.get(sorted(set(keys.values())))
+    fresh: dict[Key, FileFacts] = {}
+    out: dict[str, FileFacts] = {}
+    for path, text in texts.items():
+        key = keys[path]
+        found = known.get(key) or fresh.get(key)
+        if found is None:
+            found = fresh[key] = parse_facts(path, text, definitions)
+        out[path] = found
+    if fresh:
+        cache.put(fresh)
+    return out

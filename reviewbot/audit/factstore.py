@@ -1,0 +1,127 @@
+"""The audit's facts cache on disk: one SQLite file (WAL) under the data dir, shared by the local command and every
+worker on the machine as the context index is, bounded, least recently used first; never fatal."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from reviewbot.audit.factcache import FileFacts, Key
+from reviewbot.repos.index_file import IndexFile, corrupt
+from reviewbot.review.context.store import encode_definitions
+from reviewbot.review.context.symbols import Definition
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+FOLDER = "audit-facts"  # under the data dir
+DEFAULT_MAX_ENTRIES = 100_000  # about 130 Django-sized trees' distinct files: about 5.5 kB each, 550 MB at most
+STAMP_AFTER_S = 3_600.0  # a hit refreshes its entry's age only when older: most plans write nothing
+_CHUNK = 500  # blob ids per query: SQLite's bound-parameter limit is 999 on old builds
+# Names are joined by spaces (identifiers have none); definitions as the context index encodes them. The file's
+# name carries the context index's format (the identifier pattern, the definition queries): a change rebuilds it.
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS facts (blob TEXT NOT NULL, language TEXT NOT NULL, defs TEXT NOT NULL,
+                                  names TEXT NOT NULL, used REAL NOT NULL,
+                                  PRIMARY KEY (blob, language)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS facts_used ON facts (used);
+"""
+
+
+def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), _CHUNK):
+        yield items[i:i + _CHUNK]
+
+
+def _decoded(defs: str, names: str) -> FileFacts | None:
+    """A row as facts; one that does not decode (a damaged page, a hand edit) is a miss: that file is parsed."""
+    try:
+        return FileFacts(tuple(Definition(*row) for row in json.loads(defs)), frozenset(names.split()))
+    except (ValueError, TypeError) as exc:  # json's errors are ValueErrors; a row of the wrong shape, TypeError
+        log.warning("audit facts cache entry not used: %s", exc)
+        return None
+
+
+class SqliteFacts:
+    """A FactCache in `root/index-v<format>.sqlite`. A corrupt file is replaced by a new one (`index_file.py`), a
+    busy, full or unwritable one answers nothing and keeps nothing: the audit parses, as without a cache."""
+
+    def __init__(self, root: Path, max_entries: int = DEFAULT_MAX_ENTRIES, timeout: float = 30.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.max_entries = max_entries
+        self.clock = clock
+        self._file = IndexFile(root, _SCHEMA, timeout)
+
+    @property
+    def path(self) -> Path:
+        return self._file.path
+
+    def _guarded(self, work: Callable[[sqlite3.Connection], T], fallback: T) -> T:
+        for attempt in (1, 2):
+            try:
+                return work(self._file.db())
+            except (sqlite3.DatabaseError, OSError) as exc:  # OSError: the file could not be made
+                if attempt == 1 and isinstance(exc, sqlite3.DatabaseError) and corrupt(exc):
+                    self._file.renew()
+                    continue
+                log.warning("audit facts cache not used: %s", exc)
+                break
+        return fallback
+
+    def get(self, keys: Sequence[Key]) -> dict[Key, FileFacts]:
+        wanted = set(keys)
+
+        def work(db: sqlite3.Connection) -> dict[Key, FileFacts]:
+            found: dict[Key, FileFacts] = {}
+            stale: list[Key] = []
+            old = self.clock() - STAMP_AFTER_S
+            for part in _chunks(sorted({blob for blob, _ in wanted})):
+                marks = ",".join("?" * len(part))
+                for blob, language, defs, names, used in db.execute(
+                        f"SELECT blob, language, defs, names, used FROM facts WHERE blob IN ({marks})",  # noqa: S608
+                        part):
+                    if (blob, language) in wanted and (facts := _decoded(defs, names)) is not None:
+                        found[(blob, language)] = facts
+                        if used < old:
+                            stale.append((blob, language))
+            self._stamp(db, stale)
+            return found
+
+        return self._guarded(work, {})
+
+    def _stamp(self, db: sqlite3.Connection, keys: list[Key]) -> None:
+        """Mark what this audit found as just used (eviction keeps it); a lock held too long only skips that."""
+        if not keys:
+            return
+        try:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany("UPDATE facts SET used = ? WHERE blob = ? AND language = ?",
+                               [(self.clock(), blob, language) for blob, language in keys])
+        except sqlite3.OperationalError as exc:
+            log.warning("audit facts cache not updated: %s", exc)
+
+    def put(self, entries: Mapping[Key, FileFacts]) -> None:
+        if not entries:
+            return
+        rows = [(blob, language, encode_definitions(f.definitions), " ".join(sorted(f.names)), self.clock())
+                for (blob, language), f in sorted(entries.items())]
+
+        def work(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany("INSERT OR REPLACE INTO facts (blob, language, defs, names, used) "
+                               "VALUES (?, ?, ?, ?, ?)", rows)
+                total = int(db.execute("SELECT count(*) FROM facts").fetchone()[0])
+                if total > self.max_entries:  # least recently used first, a tenth below the bound: evict rarely
+                    db.execute("DELETE FROM facts WHERE (blob, language) IN (SELECT blob, language FROM facts "
+                               "ORDER BY used, blob LIMIT ?)", (total - int(self.max_entries * 0.9),))
+
+        self._guarded(work, None)
+
+    def count(self) -> int:
+        return self._guarded(lambda db: int(db.execute("SELECT count(*) FROM facts").fetchone()[0]), 0)
