@@ -191,12 +191,18 @@ def main() -> None:
         write_section(args.section, readme_text(results, meta))
 
 
+def signing_key() -> tuple[str, bytes]:
+    """The App's private key (PEM, for the workers) and its public half (for the fake GitHub)."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    return private, key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                  serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
 def measure(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     OUT.mkdir(exist_ok=True)
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    args.key = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                 serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    args.key, public = signing_key()
     meta = {"design": design(), "scope": args.scope, "queue": args.queue, "poll": args.poll, "limits": LIMITS,
             "chunk_tokens": args.chunk_tokens}
     files = tree_files(django_repo(), "v5.2.2")

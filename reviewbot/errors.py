@@ -100,3 +100,7 @@ class SarifRejected(GitHubError):
     def __init__(self, message: str, *, status: int | None = None, errors: tuple[str, ...] = ()) -> None:
         super().__init__(message, status=status)
         self.errors = errors
+
+
+class AlreadySettled(ReviewbotError):
+    """Another try of this job stored its result while this one built its request: stop before paying again."""

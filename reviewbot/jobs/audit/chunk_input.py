@@ -5,7 +5,7 @@ provider's queue."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +13,7 @@ from reviewbot.audit.answer_schema import AUDIT_FORMATS
 from reviewbot.audit.chunkcontext import Block
 from reviewbot.audit.chunkprompt import Prefix, render_chunk
 from reviewbot.audit.chunks import Chunk
-from reviewbot.errors import PermanentError
+from reviewbot.errors import AlreadySettled, PermanentError
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.structured import StructuredReviewer
@@ -67,10 +67,21 @@ async def still_waiting(deps: Deps, redis: Any, scope: str, record: dict[str, An
     return None
 
 
-def audit_reviewer(deps: Deps, redis: Any, scope: str, root: Path, gate: Gate | None) -> StructuredReviewer:
+def audit_reviewer(deps: Deps, redis: Any, scope: str, root: Path, gate: Gate | None,
+                   settled: Callable[[], Awaitable[bool]] | None = None) -> StructuredReviewer:
     """The provider's queue first (a model without one is asked directly, within the rate limit); the memo in
-    Redis lets whichever worker runs the next try poll the queued request instead of paying for it again."""
-    client = dataclasses.replace(deps.client, prefer_async=True)
+    Redis lets whichever worker runs the next try poll the queued request instead of paying for it again.
+    `settled` is asked right before each paid request, after the lease (fencing): a stale try of the same job that
+    collected its answer and stored the outcome meanwhile has also cleared the memo, so this try would pay again."""
+    fenced = deps.client.before_request
+
+    async def before_paying() -> None:
+        if fenced is not None:
+            await fenced()
+        if settled is not None and await settled():
+            raise AlreadySettled("another try of this job stored its outcome")
+
+    client = dataclasses.replace(deps.client, prefer_async=True, before_request=before_paying)
     return StructuredReviewer(client, memo=RedisMemo(redis, scope), tools=RepoTools(root),
                               max_turns=deps.settings.max_tool_turns, token_budget=deps.settings.review_token_budget,
                               gate=gate, formats=AUDIT_FORMATS)

@@ -15,7 +15,7 @@ from redis.exceptions import RedisError
 from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
 from reviewbot.audit.evidence import checked
 from reviewbot.audit.service_state import AuditStore
-from reviewbot.errors import PermanentError, RetryableError, Waiting
+from reviewbot.errors import AlreadySettled, PermanentError, RetryableError, Waiting
 from reviewbot.inference.budget import DailyBudget
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import maybe_progress
@@ -73,8 +73,11 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
         async def gate(held_tokens: int, held_usd: float) -> None:
             await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)
 
-        reviewer = audit_reviewer(deps, redis, job_id, root, gate)
+        reviewer = audit_reviewer(deps, redis, job_id, root, gate, functools.partial(store.outcome, audit_id, index))
         answer = await reviewer.review(messages, audit_affinity(record))  # candidates: the finish verifies them
+    except AlreadySettled:  # a stale try (its lease lapsed) collected the answer and stored it while this one built
+        await _finish_if_last(redis, store, record)
+        return {"outcome": "already audited"}
     except RedisError as exc:
         raise Retry(defer=5.0) from exc
     except Waiting as exc:  # in the provider's queue (or our rate limit): come back without holding a slot

@@ -90,3 +90,19 @@ def test_calibration_is_a_bounded_moving_average() -> None:
     assert c.chars_per_token < 8.0
     assert Calibration(4.0).observe_estimate(1_000, 1_250).chars_per_token == 3.2
     assert Calibration.from_json({"bad": 1}) == Calibration()
+
+
+async def test_many_jobs_asking_for_one_commit_at_once_download_it_once(tmp_path: Path) -> None:
+    # An audit's chunk jobs reach one worker together and fetch the tree before taking an installation slot.
+    import asyncio
+
+    cache, downloads = RepoCache(tmp_path / "repos"), []
+
+    async def download(dest: Path) -> None:
+        downloads.append(dest)
+        await asyncio.sleep(0.05)  # the tarball on its way: the other jobs arrive meanwhile
+        _archive({"top/app.py": b"print(1)\n"}, dest)
+
+    trees = await asyncio.gather(*(cache.checkout("o/r", "d" * 40, download) for _ in range(20)))
+    assert len(downloads) == 1 and len(set(trees)) == 1
+    assert (trees[0] / "app.py").read_bytes() == b"print(1)\n"
