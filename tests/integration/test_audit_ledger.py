@@ -17,16 +17,11 @@ from reviewbot.queue.enqueue import store_job
 from reviewbot.queue.worker import redis_settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
-from tests.fakes.model import FakeModel, answering
+from tests.fakes.model import FakeModel
 from tests.helpers import run_worker_until_idle
-from tests.integration.test_audit import GUESS, SQLI
+from tests.integration.test_audit import SQLI
 from tests.integration.test_audit_service import (
-    ISSUE,
-    TREE,
-    ask,
-    audit_settings,
-    audits,
-    every_chunk_reports_the_injection,
+    first_audit,
 )
 from tests.integration.test_usage_cli import usage
 from tests.observe_helpers import ledger_entries, served_totals
@@ -35,14 +30,7 @@ from tests.observe_helpers import ledger_entries, served_totals
 async def test_a_finished_audit_is_one_ledger_entry_with_all_it_spent_shown_by_usage_and_the_dashboard(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel,
         tmp_path: Path) -> None:
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    fake_github.sarif_pending_polls = 0
-    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
-    await run_worker_until_idle(settings, redis_url)
-    [record] = await audits(redis_url)
+    settings, record = await first_audit(web, env, redis_url, fake_github, fake_model)
     truth = served_totals(fake_model)
 
     [entry] = await ledger_entries(redis_url)  # not one per chunk, nor per try of a chunk waiting in the queue

@@ -14,12 +14,12 @@ from tests.fakes.model import FakeModel, answering
 from tests.helpers import comment, deliver, run_worker_until_idle
 from tests.integration.test_audit import DB, GUESS, SQLI
 from tests.integration.test_audit_service import (
-    ISSUE,
     TREE,
     ask,
     audit_settings,
     audits,
     every_chunk_reports_the_injection,
+    first_audit,
 )
 from tests.observe_helpers import ledger_entries
 
@@ -30,14 +30,8 @@ CHANGED = {"app/db.py": DB + "\n\ndef drop(name):\n    return db.execute(f\"DROP
 async def test_an_audit_asked_on_a_pull_request_audits_its_head_and_shows_in_its_checks(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    fake_github.sarif_pending_polls = 0
-    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")  # the default branch's audit: the pull request starts from it
-    await run_worker_until_idle(settings, redis_url)
-    [main] = await audits(redis_url)
+    # The default branch's audit: the pull request starts from it.
+    settings, main = await first_audit(web, env, redis_url, fake_github, fake_model)
 
     pull = fake_github.add_pull(REPO, PR, base_files=TREE, head_files=TREE | CHANGED, base_ref="main")
     assert deliver(web, "issue_comment", comment(fake_github, pull, "@reviewbot-test audit")).status_code == 202

@@ -63,6 +63,21 @@ def answers(github: FakeGitHub) -> list[dict[str, Any]]:
     return [c for c in github.issue_comments[(REPO, ISSUE)] if c["user"]["login"].endswith("[bot]")]
 
 
+async def first_audit(web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+                      fake_model: FakeModel) -> tuple[Settings, dict[str, Any]]:
+    """The default branch audited once, asked on an issue: the injection confirmed, the guess refuted, the SARIF
+    upload processed at its first poll. Returns the settings the worker ran with and the finished audit."""
+    fake_github.set_branch(REPO, "main", TREE)
+    fake_github.add_issue(REPO, ISSUE)
+    fake_github.sarif_pending_polls = 0
+    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
+    settings = audit_settings(env)
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)
+    [record] = await audits(redis_url)
+    return settings, record
+
+
 async def audits(redis_url: str) -> list[dict[str, Any]]:
     client = Redis.from_url(redis_url)
     try:
@@ -280,14 +295,7 @@ async def test_without_code_scanning_each_audit_edits_the_one_tracking_issue(
 async def test_a_finishing_job_run_again_after_its_upload_does_not_upload_twice(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    fake_github.sarif_pending_polls = 0
-    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
-    await run_worker_until_idle(settings, redis_url)
-    [record] = await audits(redis_url)
+    settings, record = await first_audit(web, env, redis_url, fake_github, fake_model)
     # As if the worker died after the upload was remembered and before the audit was marked done: it runs again.
     client = await create_pool(redis_settings(redis_url))
     try:
