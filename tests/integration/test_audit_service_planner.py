@@ -11,6 +11,7 @@ import httpx
 from redis.asyncio import Redis
 
 from reviewbot.audit.service_state import AuditStore
+from reviewbot.settings import Settings
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json, verification_candidates
@@ -54,14 +55,22 @@ def queued(fake_model: FakeModel) -> list[tuple[dict[str, Any], str | None]]:
     return [(body, affinity) for body, affinity, _ in fake_model.queued.values()]
 
 
-async def test_every_request_of_a_service_audit_starts_with_the_same_bytes_and_carries_one_affinity(
-        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
-        fake_model: FakeModel) -> None:
+async def audit_once(web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+                     fake_model: FakeModel) -> Settings:
+    """The tree audited once, asked on an issue, every part answered by `by_part`."""
     fake_github.set_branch(REPO, "main", TREE)
     fake_github.add_issue(REPO, ISSUE)
     fake_model.default = answering(by_part)
+    settings = audit_settings(env)
     ask(web, fake_github, "@reviewbot-test audit")
-    await run_worker_until_idle(audit_settings(env), redis_url)
+    await run_worker_until_idle(settings, redis_url)
+    return settings
+
+
+async def test_every_request_of_a_service_audit_starts_with_the_same_bytes_and_carries_one_affinity(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    await audit_once(web, env, redis_url, fake_github, fake_model)
     [record] = await audits(redis_url)
     assert record["status"] == "done" and len(record["chunks"]) > 3
     sent = queued(fake_model)
@@ -82,11 +91,7 @@ async def test_every_request_of_a_service_audit_starts_with_the_same_bytes_and_c
 async def test_a_chunk_is_shown_the_caller_far_away_in_path_order_that_feeds_it_input(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    fake_model.default = answering(by_part)
-    ask(web, fake_github, "@reviewbot-test audit")
-    await run_worker_until_idle(audit_settings(env), redis_url)
+    await audit_once(web, env, redis_url, fake_github, fake_model)
     users = [body["messages"][1]["content"] for body, _ in queued(fake_model) if verification_candidates(body) is None]
     [storage] = [u for u in users if audited("zz/storage/sql.py", u)]
     assert not audited("app/api/views.py", storage)  # its own chunk: six files lie between them in path order
@@ -97,12 +102,7 @@ async def test_a_chunk_is_shown_the_caller_far_away_in_path_order_that_feeds_it_
 async def test_an_incremental_audit_reviews_the_changed_file_with_its_callers_and_carries_the_rest(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    fake_model.default = answering(by_part)
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
-    await run_worker_until_idle(settings, redis_url)
+    settings = await audit_once(web, env, redis_url, fake_github, fake_model)
     before = len(fake_model.queued)
 
     fake_github.set_branch(REPO, "main", TREE | {"zz/storage/sql.py": SQL + "# reviewed again\n"})
