@@ -70,6 +70,10 @@ class RateLimited(Waiting):
     """Our own per-account request budget is spent for now; requests queue instead of drawing 429s."""
 
 
+class CpuBusy(Waiting):
+    """This worker's core is taken by CPU-bound work: the job goes back to the queue for a worker with a free one."""
+
+
 class ModelOutputError(ModelPermanent):
     """The model's answer could not be validated, even after a repair turn."""
 

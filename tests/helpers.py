@@ -92,9 +92,10 @@ async def run_worker_until_idle(settings: Settings, redis_url: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def background_worker(settings: Settings, redis_url: str) -> AsyncIterator[Worker]:
-    """A real arq worker running in this event loop while the test sends webhooks."""
-    worker = make_worker(settings, redis_url, handle_signals=False)
+async def background_worker(settings: Settings, redis_url: str,
+                            ctx: dict[str, Any] | None = None) -> AsyncIterator[Worker]:
+    """A real arq worker running in this event loop while the test sends webhooks (`ctx`: prebuilt deps)."""
+    worker = make_worker(settings, redis_url, handle_signals=False, ctx=ctx)
     task = asyncio.create_task(worker.async_run())
     try:
         yield worker

@@ -94,6 +94,15 @@ class AuditStore:
     async def save_plan(self, audit_id: str, plan: dict[str, Any]) -> None:
         await self.redis.set(plan_key(audit_id), json.dumps(plan), ex=TTL_S)
 
+    async def planning_started(self, audit_id: str) -> int:
+        """Count a start of the audit's planning step: how many there have been, this one included."""
+        key = f"{record_key(audit_id)}:planning"
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, LOCK_TTL_S)
+            started, _ = await pipe.execute()
+        return int(started)
+
     async def load_plan(self, audit_id: str) -> dict[str, Any] | None:
         raw = await self.redis.get(plan_key(audit_id))
         return dict(json.loads(raw)) if raw else None

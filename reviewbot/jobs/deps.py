@@ -20,6 +20,7 @@ from reviewbot.inference.ratelimit import RequestBucket
 from reviewbot.inference.structured import StructuredReviewer, Tools
 from reviewbot.observe.fencing import check_lease
 from reviewbot.observe.jobcontext import record_request, watch_port
+from reviewbot.queue.cpu import CpuSlots
 from reviewbot.queue.slots import InstallationSlots
 from reviewbot.settings import Settings
 
@@ -36,6 +37,7 @@ class Deps:
     budget: DailyBudget
     redis: Any
     limits: RateLimits = field(default_factory=RateLimits)
+    cpu: CpuSlots = field(default_factory=CpuSlots)  # this process's CPU-heavy steps (one core's worth)
 
     def port(self, token: str) -> GitHubPort:
         return watch_port(GitHubPort(token, self.settings.github_api_url, limits=self.limits))

@@ -70,7 +70,8 @@ def make_worker(settings: Settings, redis_url: str, *, burst: bool = False, hand
                         max_tries=10_000),
                    func(observed(rerun_suite, "suite"), name=keys.SUITE_FUNCTION, max_tries=5),
                    # Audits: a chunk waiting in the provider's queue defers itself, so tries are mostly polls.
-                   func(observed(plan_audit, "audit"), name=PLAN_FUNCTION, max_tries=20),
+                   # A plan handed to a worker with an idle core (CpuBusy) is one of arq's tries too.
+                   func(observed(plan_audit, "audit"), name=PLAN_FUNCTION, max_tries=10_000),
                    # Defers itself while an audit of the branch runs (each deferral is one of arq's tries).
                    func(observed(audit_after_push, "audit"), name=keys.PUSH_AUDIT_FUNCTION, max_tries=10_000),
                    func(observed(audit_chunk, "audit"), name=CHUNK_FUNCTION, max_tries=10_000),

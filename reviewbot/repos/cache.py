@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -11,7 +13,7 @@ import shutil
 import time
 import uuid
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 from reviewbot.files import private_dir, write_private
@@ -21,6 +23,7 @@ from reviewbot.repos.safetar import Extracted, Limits, extract
 __all__ = ["DirSnapshot", "RepoCache"]
 
 DEFAULT_MAX_BYTES = 2_000_000_000
+LOCK_POLL_S = 0.05
 MARKER = ".complete"  # written last: a tree without it is half-extracted and never used
 _SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
 
@@ -57,7 +60,7 @@ class RepoCache:
             return tree
         key = str(self.entry(repo, sha))
         lock = _LOCKS.get(key) or _LOCKS.setdefault(key, asyncio.Lock())
-        async with lock:  # concurrent jobs of one process download a commit once
+        async with lock, self._across_processes(key):  # jobs of one process, then workers sharing the data dir
             if (tree := self.cached(repo, sha)) is not None:
                 return tree
             incoming = self._incoming()
@@ -69,6 +72,23 @@ class RepoCache:
                 shutil.rmtree(incoming, ignore_errors=True)
         await asyncio.to_thread(self.evict, keep=tree.parent)
         return tree
+
+    @contextlib.asynccontextmanager
+    async def _across_processes(self, key: str) -> AsyncIterator[None]:
+        """An advisory lock per commit, so two workers on one machine download and extract it once (the second
+        finds the first's tree); polled, never blocking the event loop. Released by the kernel if we die."""
+        locks = private_dir(self.root / ".locks")
+        fd = os.open(locks / hashlib.sha256(key.encode()).hexdigest()[:32], os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    await asyncio.sleep(LOCK_POLL_S)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
 
     def checkout_sync(self, repo: str, sha: str, write_archive: Callable[[Path], None]) -> Path:
         """The same for the CLI, whose archive comes from `git archive`."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES
 from reviewbot.review.context.store import git_blob_id
 
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 LISTING = "blobs.tsv"  # beside a cached tree: every path and its blob id, written once (the tree never changes)
 
 
@@ -85,13 +87,21 @@ class DirSnapshot:
         if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
             return None
         target = os.path.join(self.root, path)  # os.path, not pathlib: thousands of reads per review
+        # One open and one fstat: a symbolic link fails to open (ELOOP), as islink refused it before.
         try:
-            if os.path.islink(target) or os.path.getsize(target) > MAX_TEXT_BYTES:
+            fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)  # a FIFO does not block
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
                 return None
-            with open(target, "rb") as f:
+            with os.fdopen(fd, "rb", closefd=False) as f:
                 data = f.read()
         except OSError:
             return None
+        finally:
+            os.close(fd)
         if b"\0" in data[:8000]:
             return None
         return data.decode("utf-8", errors="replace")

@@ -164,6 +164,7 @@ class GitHubState:
             self.branches: dict[tuple[str, str], str] = {}  # (repo, branch) -> commit sha (set_branch)
             # (repo, sha) -> files of that commit, served by the contents endpoint.
             self.commits: dict[tuple[str, str], dict[str, str]] = {}
+            self.tarballs: dict[tuple[str, str], tuple[dict[str, str], bytes]] = {}  # (repo, sha) -> (files, archive)
             self.reviews: defaultdict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
             # Reviews as GitHub renders them (what the list endpoint returns), per pull request.
             self.review_json: defaultdict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)

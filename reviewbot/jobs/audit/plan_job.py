@@ -11,12 +11,14 @@ import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arq import Retry
+
 from reviewbot.audit.factstore import FOLDER as FACTS_FOLDER
 from reviewbot.audit.factstore import SqliteFacts
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.audit.stored import stored_definitions
 from reviewbot.catalogue import Price
-from reviewbot.errors import PermanentError, RetryableError
+from reviewbot.errors import CpuBusy, PermanentError, RetryableError
 from reviewbot.jobs.audit.audit_scope import Scoped, in_scope, plan_scope, under
 from reviewbot.jobs.audit.audit_target import head_of, pull_number
 from reviewbot.jobs.audit.audit_text import busy_text, plan_text
@@ -33,6 +35,7 @@ from reviewbot.jobs.audit.job_ids import (
 from reviewbot.jobs.audit.push_job import PUSH_TRIGGER, owe_push, recheck_s
 from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.queue import retries
+from reviewbot.queue.cpu import HANDOFF_S
 from reviewbot.queue.enqueue import store_job
 from reviewbot.repos.cache import DirSnapshot
 from reviewbot.repos.index_store import SqliteIndex
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
+MAX_PLANNING_STARTS = 5
 
 
 async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, repo: str, branch: str = "",
@@ -56,6 +60,18 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
         if record.get("status") == "running":
             await _enqueue(redis, record)
         return {"outcome": "already planned", "audit": audit_id}
+    # Extracting the tree, parsing it and its call graph take seconds of one core: a worker plans one audit at a
+    # time and hands the others back to the queue at once, for a worker with an idle core (not a failure).
+    try:
+        with deps.cpu.slot():
+            return await _plan_audit(deps, redis, store, audit_id, installation_id, repo, branch, paths or [],
+                                     full, trigger, number)
+    except CpuBusy as exc:
+        raise Retry(defer=exc.retry_after or HANDOFF_S) from exc
+
+
+async def _plan_audit(deps: Deps, redis: Any, store: AuditStore, audit_id: str, installation_id: int, repo: str,
+                      branch: str, paths: list[str], full: bool, trigger: str, number: int | None) -> dict[str, Any]:
     port = deps.installation_port(installation_id)
     try:
         branch = branch or await port.default_branch(repo)
@@ -66,7 +82,7 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
                 await owe_push(redis, installation_id, repo, branch, recheck_s(deps.settings))
             return {"outcome": "busy", "running": running}
         try:
-            record = await _plan(deps, port, store, audit_id, installation_id, repo, branch, paths or [], full,
+            record = await _plan(deps, port, store, audit_id, installation_id, repo, branch, paths, full,
                                  trigger, number)
         except RetryableError as exc:  # GitHub or the budget's holds: the next try plans again (the lock is ours)
             await retries.retry_later(redis, plan_job_id(audit_id), exc)
@@ -102,6 +118,10 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     scope = paths or config.audit.paths
     baseline = await store.baseline(repo, base)
     price = deps.settings.prices.get(deps.settings.model)
+    # arq's tries mostly count hand-overs (CpuBusy), so a plan that kills its worker (memory) is stopped here.
+    if (starts := await store.planning_started(audit_id)) > MAX_PLANNING_STARTS:
+        raise PermanentError(f"planning started {starts - 1} times without finishing (did the worker run out "
+                             "of memory or time on this tree?)")
     # Parsing and the call graph take seconds of CPU on a large tree: off the event loop.
     snapshot, scoped = await asyncio.to_thread(_planned, deps, root, scope, [*config.ignore, *config.audit.ignore],
                                                {} if full else baseline, price, config.audit.max_usd)

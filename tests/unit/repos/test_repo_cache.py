@@ -106,3 +106,46 @@ async def test_many_jobs_asking_for_one_commit_at_once_download_it_once(tmp_path
     trees = await asyncio.gather(*(cache.checkout("o/r", "d" * 40, download) for _ in range(20)))
     assert len(downloads) == 1 and len(set(trees)) == 1
     assert (trees[0] / "app.py").read_bytes() == b"print(1)\n"
+
+
+CHILD = """
+import asyncio, io, sys, tarfile
+from pathlib import Path
+from reviewbot.repos.cache import RepoCache
+
+async def download(dest: Path) -> None:
+    with open(sys.argv[2], "a") as log:
+        log.write("child\\n")
+    Path(sys.argv[3]).touch()  # the test may ask now: this process holds the commit's lock
+    await asyncio.sleep(1.0)  # a slow tarball: the other worker asks meanwhile
+    with tarfile.open(dest, "w:gz") as tar:
+        info = tarfile.TarInfo("top/app.py")
+        info.size = 9
+        tar.addfile(info, io.BytesIO(b"print(1)\\n"))
+
+asyncio.run(RepoCache(Path(sys.argv[1])).checkout("o/r", "e" * 40, download))
+"""
+
+
+async def test_two_workers_sharing_a_data_dir_download_a_commit_once(tmp_path: Path) -> None:
+    # Two `reviewbot worker` processes started in one checkout share the repository cache: the second waits for
+    # the first's extraction instead of downloading the commit again.
+    import asyncio
+    import sys
+
+    root, log, started = tmp_path / "repos", tmp_path / "downloads.log", tmp_path / "started"
+    child = await asyncio.create_subprocess_exec(sys.executable, "-c", CHILD, str(root), str(log), str(started))
+    for _ in range(200):
+        if started.exists():
+            break
+        await asyncio.sleep(0.05)
+
+    async def download(dest: Path) -> None:
+        with log.open("a") as f:
+            f.write("parent\n")
+        _archive({"top/app.py": b"print(2)\n"}, dest)
+
+    tree = await RepoCache(root).checkout("o/r", "e" * 40, download)
+    assert await child.wait() == 0
+    assert log.read_text() == "child\n"  # one download, by the process that asked first
+    assert (tree / "app.py").read_bytes() == b"print(1)\n"
