@@ -33,6 +33,7 @@ from bench.realcode import django_repo, tree_files
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.queue.embedded import EmbeddedRedis
 from tests.fakes.github import FakeGitHub
+from tests.fakes.github_repos import archive
 from tests.fakes.model import FakeModel
 from tests.fakes.server import ServedApp
 from tests.processes import Process
@@ -85,7 +86,7 @@ def run(workers: int, args: argparse.Namespace, split_parts: list[dict[str, str]
             if installation not in github.installations:
                 github.add_installation(installation, [r for j, r in enumerate(repos)
                                                        if j % args.installations == i % args.installations])
-            github.set_branch(repo, "main", files)
+            archive(github, repo, github.set_branch(repo, "main", files))  # GitHub's archive cache, warm
         url = redis.start()
         procs: list[Process] = []
         done_at: dict[str, float] = {}
@@ -149,8 +150,18 @@ def result(name: str, workers: int, final: list[dict[str, Any]], done_at: dict[s
         "cached_share": round(bill.cache_share, 4), "usd": round(bill.usd, 2),
         "sarif_uploads": len(uploads), "sarif_errors": sum(len(u["errors"]) for u in uploads),
         "chunk_jobs_run": [p.text().count("audit_chunk(") for p in procs],
+        "plans": [p.text().count("audit planned") for p in procs],
+        "plan_handoffs": [p.text().count(":plan_audit retrying") for p in procs],
+        "steady_audits_per_min": steady(sorted(done_at.values())),
+        "worker_busy": round(cpu / (wall * len(seen)), 2) if wall and seen else 0.0,
         "load_avg": [round(v, 2) for v in os.getloadavg()], "violations": model.violations[:5],
     }
+
+
+def steady(done: list[float]) -> float:
+    """Audits finished per minute from the first to finish to the last: the rate the workers drain a backlog at,
+    without the latency every audit has however many workers run (its plan, two queue waits, the upload)."""
+    return round((len(done) - 1) / (done[-1] - done[0]) * 60, 2) if len(done) > 1 and done[-1] > done[0] else 0.0
 
 
 def main() -> None:
@@ -164,6 +175,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=3_600.0)
     parser.add_argument("--out", type=Path, default=OUT / "audit_batch.json", help="where the results go")
     parser.add_argument("--from-json", type=Path, nargs="+", help="no run: write the section from saved results")
+    parser.add_argument("--section", default="audit-batch", help="the docs/benchmarks.md section written")
     parser.add_argument("--write-readme", action="store_true")
     args = parser.parse_args()
     args.chunk_tokens = 0
@@ -175,7 +187,7 @@ def main() -> None:
         args.out.parent.mkdir(exist_ok=True)
         args.out.write_text(json.dumps(saved[0], indent=2))
     if args.write_readme:
-        write_section("audit-batch", "\n".join(batch_text(s["results"], s["meta"]) for s in saved))
+        write_section(args.section, "\n".join(batch_text(s["results"], s["meta"]) for s in saved))
 
 
 def measure(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -185,7 +197,7 @@ def measure(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, An
     parts = split(files, args.audits)
     known = sinks({p: t for p, t in files.items() if p.startswith("django/") and p.endswith(".py")})
     meta = {"design": design(), "audits": args.audits, "copies": args.copies, "installations": args.installations,
-            "queue": args.queue, "poll": args.poll, "limits": LIMITS,
+            "queue": args.queue, "poll": args.poll, "limits": LIMITS, "backlog": True,
             "parts": [{"files": len(p), "packages": sorted({package(f) for f in p}),
                        "chars": sum(len(t) for f, t in p.items() if f.endswith(".py"))} for p in parts]}
     print(json.dumps(meta["parts"]), flush=True)

@@ -179,13 +179,13 @@ def json_schema() -> str:
 
 def guidance_text(config: RepoConfig, paths: list[str]) -> str:
     """The repository's own review instructions, for the prompt's guidance section."""
-    import pathspec  # a gitignore-style matcher, as for `ignore`
+    from pathspec import GitIgnoreSpec  # a gitignore-style matcher, as for `ignore`
 
     parts = []
     if config.instructions.strip():
         parts.append(config.instructions.strip())
     for pattern, text in sorted(config.path_instructions.items()):
-        spec = pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+        spec = GitIgnoreSpec.from_lines([pattern])
         if any(spec.match_file(p) for p in paths):
             parts.append(f"For files matching `{pattern}`: {text.strip()}")
     if config.focus:

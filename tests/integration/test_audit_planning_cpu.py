@@ -4,6 +4,8 @@ the queue for a worker with an idle core; a plan that keeps dying (its worker ra
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 
 import httpx
 from arq.constants import retry_key_prefix
@@ -11,7 +13,7 @@ from redis.asyncio import Redis
 
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.jobs.audit.job_ids import plan_job_id
-from reviewbot.jobs.deps import build_deps
+from reviewbot.jobs.deps import Deps, build_deps
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering
@@ -25,6 +27,15 @@ from tests.integration.test_audit_service import (
     audits,
     every_chunk_reports_the_injection,
 )
+
+
+@contextlib.contextmanager
+def busy(deps: Deps) -> Iterator[None]:
+    """As if this worker were planning as many other audits as it plans at once."""
+    with contextlib.ExitStack() as taken:
+        for _ in range(deps.cpu.slots):
+            taken.enter_context(deps.cpu.slot())
+        yield
 
 
 async def queued_plan(redis: Redis) -> str:
@@ -59,7 +70,7 @@ async def test_a_worker_busy_planning_hands_the_next_plan_back_and_plans_it_once
     ask(web, fake_github, "@reviewbot-test audit")
     try:
         async with background_worker(settings, redis_url, {"deps": deps}):
-            with deps.cpu.slot():  # as if this worker were planning another audit
+            with busy(deps):
                 audit_id = await queued_plan(redis)
                 await handed_back(redis, audit_id, 2)
                 assert await AuditStore(redis).load(audit_id) is None and not fake_model.async_calls
@@ -88,7 +99,7 @@ async def test_a_plan_that_keeps_killing_its_worker_is_stopped_with_a_reason(
     try:
         store = AuditStore(redis)
         async with background_worker(settings, redis_url, {"deps": deps}):
-            with deps.cpu.slot():
+            with busy(deps):
                 audit_id = await queued_plan(redis)
                 for _ in range(5):  # five workers died planning it (out of memory on a huge tree)
                     await store.planning_started(audit_id)

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-import pathspec
+from pathspec import GitIgnoreSpec
 
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.chunks import Chunk, Listed, auditable
@@ -50,7 +50,7 @@ def in_scope(paths: Sequence[str], read: Callable[[str], str | None], scope: Seq
     """Auditable files under any of `scope` (all when empty), minus the `ignore` globs (gitignore syntax)."""
     chosen = [p for p in auditable(paths, read) if under(p, scope)]
     if ignore:
-        spec = pathspec.PathSpec.from_lines("gitwildmatch", list(ignore))
+        spec = GitIgnoreSpec.from_lines(list(ignore))
         chosen = [p for p in chosen if not spec.match_file(p)]
     return chosen
 
