@@ -352,6 +352,12 @@ async def test_the_models_evidence_reaches_code_scanning_and_the_tracking_issue_
     assert "passwd" not in json.dumps(upload["document"]) and "a.py" not in json.dumps(upload["document"])
     [alert] = fake_github.alerts(REPO, "open")
     assert (alert["related"], alert["flows"]) == (1, 1)
+    # The verifier is shown the flow's lines with their code, not only the sink's surroundings.
+    [check] = [c["requests"][0] for c in fake_model.async_calls
+               if "requests" in c and verification_candidates(c["requests"][0]) is not None]
+    shown = check["messages"][-1]["content"]
+    assert "source app/views.py:5  return find(conn, request.args['name'])  # from the query" in shown
+    assert "sink   app/db.py:5  " in shown and "passwd" not in shown and "app/views.py:99" not in shown
 
     fake_github.code_scanning_off.add(REPO)  # the next audit falls back to the tracking issue
     ask(web, fake_github, "@reviewbot-test audit full")

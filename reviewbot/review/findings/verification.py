@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from reviewbot.model import Usage
 from reviewbot.review.diff.newtext import head_text
 from reviewbot.review.diff.parse import ParsedDiff
+from reviewbot.review.findings.evidence_excerpt import evidence_excerpt
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding, OutputInvalid, Severity, first_json
 
 VerifyPolicy = Literal["off", "major", "all"]
@@ -113,8 +114,10 @@ def verification_messages(messages: list[dict[str, str]], candidates: Sequence[F
         where = f"{finding.path} line {finding.start_line}-{finding.line}" if finding.start_line else \
             f"{finding.path} line {finding.line}"
         shown = {k: v for k, v in finding.model_dump().items() if k in ("severity", "category", "body", "cwe")}
+        evidence = evidence_excerpt(finding, read_base)  # audits' findings only: reviews' carry none
         parts.append(f"### Candidate {number}: {' '.join(finding.title.split())}\n\n{where} ({finding.side}), "
-                     f"{json.dumps(shown, ensure_ascii=False)}\n\n{_excerpt(finding, diff, read_base)}")
+                     f"{json.dumps(shown, ensure_ascii=False)}\n\n{_excerpt(finding, diff, read_base)}"
+                     + (f"\n\n{evidence}" if evidence else ""))
     return [*messages, {"role": "user", "content": "\n\n".join(parts)}]
 
 

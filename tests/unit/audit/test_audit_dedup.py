@@ -56,3 +56,20 @@ def test_verification_batches_ride_on_the_owner_chunks_cached_conversation() -> 
     messages = batch_messages(chunk, batches[0], FILES.get)
     assert messages[:2] == chunk and "### Candidate 2: Pickle" in messages[2]["content"]
     assert "pickle.loads(blob)" in messages[2]["content"]
+
+
+def test_a_verification_shows_the_evidence_lines_with_their_code_and_a_review_finding_is_shown_as_before() -> None:
+    files = FILES | {"app/views.py": "def search(conn, request):\n    return find(conn, request.args['q'])  # ```\n"}
+    steps = [{"path": "app/views.py", "line": 2, "role": "source", "note": "the query\nstring"},
+             {"path": "app/db.py", "line": 5, "role": "sink", "note": ""},
+             {"path": "app/gone.py", "line": 3, "role": "step", "note": "read elsewhere"}]
+    chunk = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    with_evidence = finding(evidence=steps)
+    [batch], _ = verification_batches(dedupe([(0, with_evidence)], files.get, home={}), Precision(security=True))
+    shown = batch_messages(chunk, batch, files.get)[2]["content"]
+    evidence = shown.split("Evidence it names (source, steps, sink):\n```\n")[1].split("\n```")[0].split("\n")
+    assert evidence == ["source app/views.py:2  return find(conn, request.args['q'])  # `\u200b``  # the query string",
+                        "sink   app/db.py:5  return conn.execute(f\"SELECT * FROM users WHERE name = '{name}'\")",
+                        "step   app/gone.py:3  (not available)  # read elsewhere"]
+    [plain], _ = verification_batches(dedupe([(0, finding())], files.get, home={}), Precision(security=True))
+    assert "Evidence it names" not in batch_messages(chunk, plain, files.get)[2]["content"]
