@@ -11,7 +11,7 @@ from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.sarif_results import safe_path
 from reviewbot.review.context.index import IDENT
 from reviewbot.review.context.snapshot import Snapshot
-from reviewbot.review.context.symbols import Definition
+from reviewbot.review.context.symbols import Definition, parse
 from reviewbot.review.findings.schema import EvidenceStep, Finding
 from reviewbot.review.publish.markdown import plain
 
@@ -49,23 +49,53 @@ class EvidenceCheck:
         return self._lines[path]
 
 
+Callers = Sequence[tuple[str, float, Sequence[str]]]  # calling file, edge weight, the names it uses
+CALLER_POOL = 16  # callers kept per audited file while a service audit runs (the strongest; the step is the top 2)
+
+
+def callers_of(graph: CallGraph, path: str, limit: int | None = None) -> list[tuple[str, float, list[str]]]:
+    """The files that call `path`, strongest first, with the names they use: all `with_caller_steps` needs of the
+    graph (a service audit keeps the strongest `limit` per audited file, not the graph, for its chunk jobs)."""
+    found = sorted(((c, graph.weight[c][path], list(graph.uses[c][path])) for c in graph.callers.get(path, ())),
+                   key=lambda c: (-c[1], c[0]))
+    return found[:limit] if limit is not None else found
+
+
 def with_callers(finding: Finding, graph: CallGraph, definitions: Mapping[str, Sequence[Definition]],
                  read: Callable[[str], str | None]) -> Finding:
+    return with_caller_steps(finding, callers_of(graph, finding.path), definitions.get(finding.path, ()), read)
+
+
+def with_caller_steps(finding: Finding, callers: Callers, definitions: Sequence[Definition],
+                      read: Callable[[str], str | None]) -> Finding:
     """The finding with the call graph's evidence after the model's: where the strongest callers of the definition
     around it call it (the first line using its name), as steps; a line the model gave already is not repeated."""
-    around = [d for d in definitions.get(finding.path, ()) if d.start <= finding.line <= d.end]
+    around = [d for d in definitions if d.start <= finding.line <= d.end]
     if not around:
         return finding
     name = min(around, key=lambda d: (d.end - d.start, d.start)).name  # the innermost: a method, not its class
-    callers = sorted((c for c in graph.callers.get(finding.path, ()) if name in graph.uses[c][finding.path]),
-                     key=lambda c: (-graph.weight[c][finding.path], c))[:MAX_CALLERS]
+    chosen = [caller for caller, _, names in callers if name in names][:MAX_CALLERS]
     given = {(e.path, e.line) for e in finding.evidence}
     found = []
-    for caller in callers:
+    for caller in chosen:
         line = _first_use(read(caller) or "", name)
         if line and (caller, line) not in given:
             found.append(EvidenceStep(path=caller, line=line, role="step", note=note_text(f"calls {name}")))
     return finding.model_copy(update={"evidence": (*finding.evidence, *found)}) if found else finding
+
+
+def with_stored_callers(findings: Sequence[Finding], callers: Mapping[str, Callers],
+                        read: Callable[[str], str | None]) -> list[Finding]:
+    """`with_caller_steps` in a service chunk job: callers as the plan stored them, the definitions of each
+    finding's file parsed here (one file, not the tree)."""
+    definitions: dict[str, Sequence[Definition]] = {}
+    out = []
+    for finding in findings:
+        if finding.path not in definitions:
+            text = read(finding.path)
+            definitions[finding.path] = parse(finding.path, text).definitions if text is not None else ()
+        out.append(with_caller_steps(finding, callers.get(finding.path, ()), definitions[finding.path], read))
+    return out
 
 
 def _first_use(text: str, name: str) -> int | None:

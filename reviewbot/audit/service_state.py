@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 PREFIX = "reviewbot:audit"
@@ -93,6 +94,20 @@ class AuditStore:
 
     async def save_plan(self, audit_id: str, plan: dict[str, Any]) -> None:
         await self.redis.set(plan_key(audit_id), json.dumps(plan), ex=TTL_S)
+
+    async def save_callers(self, audit_id: str, callers: dict[str, Any]) -> None:
+        """Each audited file's strongest callers (`evidence.callers_of`), for the chunk jobs' evidence steps; kept
+        while the audit may run, not with the record (a megabyte for Django's 758 files)."""
+        key = f"{record_key(audit_id)}:callers"
+        if callers:
+            await self.redis.hset(key, mapping={p: json.dumps(c) for p, c in callers.items()})
+            await self.redis.expire(key, LOCK_TTL_S)
+
+    async def callers(self, audit_id: str, paths: Sequence[str]) -> dict[str, Any]:
+        if not paths:
+            return {}
+        raw = await self.redis.hmget(f"{record_key(audit_id)}:callers", list(paths))
+        return {p: json.loads(r) for p, r in zip(paths, raw, strict=True) if r}
 
     async def planning_started(self, audit_id: str) -> int:
         """Count a start of the audit's planning step: how many there have been, this one included."""

@@ -367,3 +367,29 @@ async def test_the_models_evidence_reaches_code_scanning_and_the_tracking_issue_
     assert "Evidence: source `app/views.py:5` → sink `app/db.py:5`." in body
     assert "passwd" not in body and "evil" not in body
     assert_safe_for_github(body, repo=REPO)
+
+
+async def test_a_service_audit_adds_where_the_strongest_caller_calls_the_finding_as_a_step(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    # As the local command does: the model names no evidence; the plan's call graph knows that app/views.py calls
+    # `find`, so the published result shows where, and the verifier saw it too.
+    fake_github.set_branch(REPO, "main", TREE | {"app/views.py": VIEWS})
+    fake_github.add_issue(REPO, ISSUE)
+    fake_github.sarif_pending_polls = 0
+    fake_model.default = answering(every_chunk_reports_the_injection)
+    settings = audit_settings(env)
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)
+    [upload] = fake_github.sarif_uploads.values()
+    assert not upload["errors"]
+    [result] = [r for r in upload["document"]["runs"][0]["results"]
+                if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "app/db.py"]
+    related = [(r["physicalLocation"]["artifactLocation"]["uri"], r["physicalLocation"]["region"]["startLine"],
+                r["message"]["text"]) for r in result["relatedLocations"]]
+    assert related == [("app/views.py", 5, "step: calls find")]
+    [check] = [c["requests"][0] for c in fake_model.async_calls
+               if "requests" in c and verification_candidates(c["requests"][0]) is not None
+               and "app/db.py line 5" in c["requests"][0]["messages"][-1]["content"]]
+    assert "step   app/views.py:5  return find(conn, request.args['name'])  # calls find" in \
+        check["messages"][-1]["content"]

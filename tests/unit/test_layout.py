@@ -110,7 +110,7 @@ def test_only_the_cli_and_the_web_lifespan_import_the_worker() -> None:
 
 def test_the_queue_holds_only_queue_plumbing() -> None:
     queue = sorted(path.stem for path in (PACKAGE / "queue").glob("*.py") if path.stem != "__init__")
-    assert queue == ["embedded", "enqueue", "keys", "observed", "request", "retries", "slots", "steady", "tries",
+    assert queue == ["cpu", "embedded", "enqueue", "keys", "observed", "request", "retries", "slots", "steady", "tries",
                      "worker"]
 
 

@@ -13,7 +13,7 @@ from arq import Retry
 from redis.exceptions import RedisError
 
 from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
-from reviewbot.audit.evidence import checked
+from reviewbot.audit.evidence import checked, with_stored_callers
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import AlreadySettled, PermanentError, RetryableError, Waiting
 from reviewbot.inference.budget import DailyBudget
@@ -94,8 +94,11 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
     # A finding in a file this audit does not review (context only, or carried forward) is not its to report.
     audited, paths = set(record["blobs"]), record["chunks"][index]["paths"]
     found = answer.output.findings
-    # The model's evidence lines: kept only where they name a line of a file of this tree (counted otherwise).
+    # The model's evidence lines: kept only where they name a line of a file of this tree (counted otherwise);
+    # then the call graph's, where the strongest callers call the definition around the finding.
     kept, dropped = await asyncio.to_thread(checked, [f for f in found if f.path in audited], snapshot)
+    callers = await store.callers(audit_id, sorted({f.path for f in kept}))
+    kept = await asyncio.to_thread(with_stored_callers, kept, callers, snapshot.read)
     done = {"findings": [f.model_dump() for f in kept], "evidence_dropped": dropped,
             "outside": len([f for f in found if f.path not in audited]), "usage": dataclasses.asdict(answer.usage),
             "partial": [[p, f"only the first {MAX_FILE_CHARS:,} characters were audited"] for p in paths

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from arq import Retry
 
+from reviewbot.audit.evidence import CALLER_POOL, callers_of
 from reviewbot.audit.factstore import FOLDER as FACTS_FOLDER
 from reviewbot.audit.factstore import SqliteFacts
 from reviewbot.audit.service_state import AuditStore
@@ -146,6 +147,8 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     # The whole estimate is held before any chunk starts: the audit cannot crowd out the day's reviews.
     await audit_budget(deps).reserve(installation_id, repo, hold_id(audit_id), scoped.estimate_usd,
                                      scoped.estimate_tokens)
+    await store.save_callers(audit_id, {p: c for p in audited
+                                        if (c := callers_of(scoped.plan.graph, p, CALLER_POOL))})
     await store.save_plan(audit_id, scoped.requests)  # before the record: a chunk job only runs after both
     await store.save(record)
     return record
