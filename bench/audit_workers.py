@@ -34,6 +34,7 @@ from bench.worker_load import peak
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.queue.embedded import EmbeddedRedis
 from tests.fakes.github import FakeGitHub
+from tests.fakes.github_repos import archive
 from tests.fakes.model import FakeModel, answering
 from tests.fakes.server import ServedApp
 from tests.processes import Process, wait_for
@@ -94,13 +95,13 @@ def run(name: str, workers: int, kill: bool, args: argparse.Namespace, files: di
     with ServedApp(github.app) as served_github, ServedApp(model.app) as served_model:
         github.base_url, model.url = served_github.url, served_model.url
         github.add_installation(INSTALLATION, [REPO])
-        github.set_branch(REPO, "main", files)
+        archive(github, REPO, github.set_branch(REPO, "main", files))  # GitHub's archive cache, warm
         url = redis.start()
         procs: list[Process] = []
         seen: dict[int, dict[str, float]] = {}
         try:
             for i in range(workers):
-                env = environment(args, github, model, url, data / f"worker{i}")
+                env = environment(args, github, model, url, data / "workers")  # one data dir, as in one checkout
                 (OUT / f"audit_workers-{name}-{i}.log").unlink(missing_ok=True)
                 procs.append(Process(["worker"], env, data, OUT / f"audit_workers-{name}-{i}.log"))
             wait_for(lambda: all("worker started" in p.text() for p in procs), 60, "the workers to start")
