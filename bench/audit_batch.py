@@ -24,7 +24,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from bench.audit_batch_text import batch_text
+from bench.audit_batch_text import batch_text, drain_rate
 from bench.audit_paid import paid, request_key
 from bench.audit_standin import sinks
 from bench.audit_workers import LIMITS, OUT, TOKEN, design, environment, finished, signing_key, standin, usage
@@ -152,16 +152,10 @@ def result(name: str, workers: int, final: list[dict[str, Any]], done_at: dict[s
         "chunk_jobs_run": [p.text().count("audit_chunk(") for p in procs],
         "plans": [p.text().count("audit planned") for p in procs],
         "plan_handoffs": [p.text().count(":plan_audit retrying") for p in procs],
-        "steady_audits_per_min": steady(sorted(done_at.values())),
+        "steady_audits_per_min": drain_rate(sorted(done_at.values())),
         "worker_busy": round(cpu / (wall * len(seen)), 2) if wall and seen else 0.0,
         "load_avg": [round(v, 2) for v in os.getloadavg()], "violations": model.violations[:5],
     }
-
-
-def steady(done: list[float]) -> float:
-    """Audits finished per minute from the first to finish to the last: the rate the workers drain a backlog at,
-    without the latency every audit has however many workers run (its plan, two queue waits, the upload)."""
-    return round((len(done) - 1) / (done[-1] - done[0]) * 60, 2) if len(done) > 1 and done[-1] > done[0] else 0.0
 
 
 def main() -> None:
