@@ -1,5 +1,5 @@
-"""Planning an audit takes seconds of one core: a worker plans one audit at a time and hands the next plan back to
-the queue for a worker with an idle core; a plan that keeps dying (its worker ran out of memory) is stopped."""
+"""Planning an audit takes seconds of one core: a worker plans at most two audits at once and hands the next plan
+back to the queue for a worker with an idle core; a plan that keeps dying (its worker ran out of memory) is stopped."""
 
 from __future__ import annotations
 

@@ -61,8 +61,8 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
         if record.get("status") == "running":
             await _enqueue(redis, record)
         return {"outcome": "already planned", "audit": audit_id}
-    # Extracting the tree, parsing it and its call graph take seconds of one core: a worker plans one audit at a
-    # time and hands the others back to the queue at once, for a worker with an idle core (not a failure).
+    # Extracting the tree, parsing it and its call graph take seconds of one core: a worker plans at most two audits
+    # at once and hands the others back to the queue at once, for a worker with an idle core (not a failure).
     try:
         with deps.cpu.slot():
             return await _plan_audit(deps, redis, store, audit_id, installation_id, repo, branch, paths or [],
