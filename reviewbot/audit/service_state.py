@@ -97,11 +97,14 @@ class AuditStore:
 
     async def save_callers(self, audit_id: str, callers: dict[str, Any]) -> None:
         """Each audited file's strongest callers (`evidence.callers_of`), for the chunk jobs' evidence steps; kept
-        while the audit may run, not with the record (a megabyte for Django's 758 files)."""
+        until the audit finishes (at most two days), not with the record (a megabyte for Django's 758 files)."""
         key = f"{record_key(audit_id)}:callers"
         if callers:
             await self.redis.hset(key, mapping={p: json.dumps(c) for p, c in callers.items()})
             await self.redis.expire(key, LOCK_TTL_S)
+
+    async def forget_callers(self, audit_id: str) -> None:
+        await self.redis.delete(f"{record_key(audit_id)}:callers")
 
     async def callers(self, audit_id: str, paths: Sequence[str]) -> dict[str, Any]:
         if not paths:

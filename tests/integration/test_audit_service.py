@@ -388,6 +388,11 @@ async def test_a_service_audit_adds_where_the_strongest_caller_calls_the_finding
     related = [(r["physicalLocation"]["artifactLocation"]["uri"], r["physicalLocation"]["region"]["startLine"],
                 r["message"]["text"]) for r in result["relatedLocations"]]
     assert related == [("app/views.py", 5, "step: calls find")]
+    redis = Redis.from_url(redis_url)
+    try:  # kept while the chunk jobs needed them, not for the record's 30 days
+        assert [k async for k in redis.scan_iter("reviewbot:audit:*:callers")] == []
+    finally:
+        await redis.aclose()
     [check] = [c["requests"][0] for c in fake_model.async_calls
                if "requests" in c and verification_candidates(c["requests"][0]) is not None
                and "app/db.py line 5" in c["requests"][0]["messages"][-1]["content"]]

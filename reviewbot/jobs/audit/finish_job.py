@@ -100,6 +100,7 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
     with contextlib.suppress(RedisError):  # else the hold lapses by itself after its lease
         await budget.release(installation_id, repo, hold_id(audit_id))
     await store.unlock(repo, record["branch"], audit_id)
+    await store.forget_callers(audit_id)  # the chunk jobs that read them are done
     await RedisMemo(redis, job_id).clear()
     log.info("audit finished", extra={"repo": repo, "audit": audit_id, "findings": len(record["findings"])})
     return {"outcome": "done", "findings": len(record["findings"]), "not_audited": len(failed)}
