@@ -27,7 +27,18 @@ from redis.asyncio import Redis
 from bench.audit_batch_text import batch_text, drain_rate
 from bench.audit_paid import paid, request_key
 from bench.audit_standin import sinks
-from bench.audit_workers import LIMITS, OUT, TOKEN, design, environment, finished, signing_key, standin, usage
+from bench.audit_workers import (
+    LIMITS,
+    OUT,
+    TOKEN,
+    design,
+    environment,
+    finished,
+    service_arguments,
+    signing_key,
+    standin,
+    usage,
+)
 from bench.readme import write_section
 from bench.realcode import django_repo, tree_files
 from reviewbot.audit.service_state import AuditStore
@@ -164,13 +175,7 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=1, help="repositories per part (audits: audits × copies)")
     parser.add_argument("--installations", type=int, default=1, help="installations the repositories spread over")
     parser.add_argument("--runs", default="1,2", help="worker processes per run")
-    parser.add_argument("--queue", type=float, default=5.0, help="seconds each request waits in the fake queue")
-    parser.add_argument("--poll", type=float, default=2.0, help="REVIEWBOT_ASYNC_POLL")
-    parser.add_argument("--timeout", type=float, default=3_600.0)
-    parser.add_argument("--out", type=Path, default=OUT / "audit_batch.json", help="where the results go")
-    parser.add_argument("--from-json", type=Path, nargs="+", help="no run: write the section from saved results")
-    parser.add_argument("--section", default="audit-batch", help="the docs/benchmarks.md section written")
-    parser.add_argument("--write-readme", action="store_true")
+    service_arguments(parser, out=OUT / "audit_batch.json", section="audit-batch")
     args = parser.parse_args()
     args.chunk_tokens = 0
     if args.from_json:  # one table per saved run (their settings differ)

@@ -168,18 +168,24 @@ def design() -> str:
     return f"commit {head.strip()}: {kind}"
 
 
+def service_arguments(parser: argparse.ArgumentParser, *, out: Path, section: str) -> None:
+    """The options of both service benchmarks (this one and bench/audit_batch.py): the fake queue, the time limit,
+    where the results go and which docs/benchmarks.md section they are written to."""
+    parser.add_argument("--queue", type=float, default=5.0, help="seconds each request waits in the fake queue")
+    parser.add_argument("--poll", type=float, default=2.0, help="REVIEWBOT_ASYNC_POLL")
+    parser.add_argument("--timeout", type=float, default=3_600.0)
+    parser.add_argument("--out", type=Path, default=out, help="where the results go")
+    parser.add_argument("--from-json", type=Path, nargs="+", help="no run: write the section from saved results")
+    parser.add_argument("--section", default=section, help="the docs/benchmarks.md section written")
+    parser.add_argument("--write-readme", action="store_true")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--scope", default="django", help="the folder audited (default: django)")
     parser.add_argument("--runs", default="1,2,kill", help="1 and 2 workers, and 2 with one SIGKILLed midway")
-    parser.add_argument("--queue", type=float, default=5.0, help="seconds each request waits in the fake queue")
-    parser.add_argument("--poll", type=float, default=2.0, help="REVIEWBOT_ASYNC_POLL")
     parser.add_argument("--chunk-tokens", type=int, default=0, help="REVIEWBOT_AUDIT_CHUNK_TOKENS (default: unset)")
-    parser.add_argument("--timeout", type=float, default=3_600.0)
-    parser.add_argument("--out", type=Path, default=OUT / "audit_workers.json", help="where the results go")
-    parser.add_argument("--from-json", type=Path, nargs="+", help="no run: write the section from saved results")
-    parser.add_argument("--section", default="audit-service", help="the docs/benchmarks.md section written")
-    parser.add_argument("--write-readme", action="store_true")
+    service_arguments(parser, out=OUT / "audit_workers.json", section="audit-service")
     args = parser.parse_args()
     if args.from_json:
         saved = [json.loads(p.read_text()) for p in args.from_json]

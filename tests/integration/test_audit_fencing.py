@@ -26,7 +26,7 @@ from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering
 from tests.helpers import run_worker_until_idle
-from tests.integration.test_audit_service import ISSUE, TREE, ask, audit_settings, audits
+from tests.integration.test_audit_service import asked, audits
 from tests.integration.test_audit_service import every_chunk_reports_the_injection as reports_the_injection
 
 
@@ -38,11 +38,7 @@ def submissions(fake_model: FakeModel) -> int:
 async def test_a_chunk_whose_lease_was_taken_over_submits_nothing_and_its_holder_audits_it_once(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    fake_model.default = answering(reports_the_injection)
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
+    settings = asked(web, env, fake_github, fake_model, answering(reports_the_injection))
     await run_worker_until_idle(settings, redis_url)  # planned (and audited) once: its plan is reused below
     [planned] = await audits(redis_url)
     redis = await create_pool(redis_settings(redis_url))

@@ -9,20 +9,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from arq.connections import create_pool
 
-from reviewbot.audit.service_state import AuditStore
-from reviewbot.jobs.audit.job_ids import FINISH_FUNCTION
-from reviewbot.queue.enqueue import store_job
-from reviewbot.queue.worker import redis_settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel
 from tests.helpers import run_worker_until_idle
 from tests.integration.test_audit import SQLI
-from tests.integration.test_audit_service import (
-    first_audit,
-)
+from tests.integration.test_audit_service import finish_again, first_audit
 from tests.integration.test_usage_cli import usage
 from tests.observe_helpers import ledger_entries, served_totals
 
@@ -48,12 +41,7 @@ async def test_a_finished_audit_is_one_ledger_entry_with_all_it_spent_shown_by_u
     assert (entry.files_reviewed, entry.files_skipped) == (3, 0) and entry.duration_s > 0
 
     # The finishing job runs again (a worker died after the entry was written): still one entry.
-    client = await create_pool(redis_settings(redis_url))
-    try:
-        await AuditStore(client).save(record | {"status": "running"})
-        await store_job(client, FINISH_FUNCTION, (record["id"],), {}, "reviewbot:audit-finish-again")
-    finally:
-        await client.aclose()
+    await finish_again(redis_url, record)
     await run_worker_until_idle(settings, redis_url)
     assert len(await ledger_entries(redis_url)) == 1
 

@@ -18,15 +18,7 @@ from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering
 from tests.helpers import background_worker, eventually
-from tests.integration.test_audit_service import (
-    ISSUE,
-    TREE,
-    answers,
-    ask,
-    audit_settings,
-    audits,
-    every_chunk_reports_the_injection,
-)
+from tests.integration.test_audit_service import answers, asked, audits, every_chunk_reports_the_injection
 
 
 @contextlib.contextmanager
@@ -61,13 +53,9 @@ async def handed_back(redis: Redis, audit_id: str, times: int) -> None:
 async def test_a_worker_busy_planning_hands_the_next_plan_back_and_plans_it_once_its_core_is_free(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    fake_model.default = answering(every_chunk_reports_the_injection)
-    settings = audit_settings(env)
+    settings = asked(web, env, fake_github, fake_model, answering(every_chunk_reports_the_injection))
     redis = Redis.from_url(redis_url)
     deps = build_deps(settings, redis)
-    ask(web, fake_github, "@reviewbot-test audit")
     try:
         async with background_worker(settings, redis_url, {"deps": deps}):
             with busy(deps):
@@ -90,10 +78,7 @@ async def test_a_worker_busy_planning_hands_the_next_plan_back_and_plans_it_once
 async def test_a_plan_that_keeps_killing_its_worker_is_stopped_with_a_reason(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
+    settings = asked(web, env, fake_github, fake_model)
     redis = Redis.from_url(redis_url)
     deps = build_deps(settings, redis)
     try:

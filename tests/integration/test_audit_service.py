@@ -27,6 +27,7 @@ from tests.fakes.model import FakeModel, answering, findings_json, verification_
 from tests.gfm import assert_safe_for_github, assert_safe_sarif_message, render
 from tests.helpers import deliver, payload, run_worker_until_idle
 from tests.integration.test_audit import DB, FILES, GUESS, SERVER, SQLI
+from tests.integration.test_audit_formats import VIEWS
 from tests.integration.test_cli_review import run_cli
 from tests.processes import wait_for, worker
 
@@ -63,16 +64,43 @@ def answers(github: FakeGitHub) -> list[dict[str, Any]]:
     return [c for c in github.issue_comments[(REPO, ISSUE)] if c["user"]["login"].endswith("[bot]")]
 
 
+def asked(web: httpx.Client, env: dict[str, str], fake_github: FakeGitHub, fake_model: FakeModel,
+          answer: Any = None, files: dict[str, str] = TREE) -> Settings:
+    """`files` on the default branch, `answer` as the model (else the fake's default) and an audit asked on an
+    issue, not yet run. Returns the settings a worker runs it with."""
+    fake_github.set_branch(REPO, "main", files)
+    fake_github.add_issue(REPO, ISSUE)
+    if answer is not None:
+        fake_model.default = answer
+    ask(web, fake_github, "@reviewbot-test audit")
+    return audit_settings(env)
+
+
+async def finish_again(redis_url: str, record: dict[str, Any]) -> None:
+    """As if the worker died after the finishing job did its work and before it marked the audit done."""
+    client = await create_pool(redis_settings(redis_url))
+    try:
+        await AuditStore(client).save(record | {"status": "running"})
+        await store_job(client, FINISH_FUNCTION, (record["id"],), {}, "reviewbot:audit-finish-again")
+    finally:
+        await client.aclose()
+
+
+def verification_request(fake_model: FakeModel, candidate: str = "") -> str:
+    """The one verification request the provider was sent whose candidates mention `candidate`: its last message."""
+    [check] = [c["requests"][0]["messages"][-1]["content"] for c in fake_model.async_calls
+               if "requests" in c and verification_candidates(c["requests"][0]) is not None
+               and candidate in c["requests"][0]["messages"][-1]["content"]]
+    return str(check)
+
+
 async def first_audit(web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
                       fake_model: FakeModel) -> tuple[Settings, dict[str, Any]]:
     """The default branch audited once, asked on an issue: the injection confirmed, the guess refuted, the SARIF
     upload processed at its first poll. Returns the settings the worker ran with and the finished audit."""
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
     fake_github.sarif_pending_polls = 0
-    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
+    settings = asked(web, env, fake_github, fake_model,
+                     answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)}))
     await run_worker_until_idle(settings, redis_url)
     [record] = await audits(redis_url)
     return settings, record
@@ -118,11 +146,8 @@ async def test_an_audit_comment_on_an_issue_plans_runs_in_chunks_verifies_once_a
 async def test_a_second_audit_reads_only_changed_files_and_carries_the_rest_forward_until_full(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    fake_model.default = answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)})
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
+    settings = asked(web, env, fake_github, fake_model,
+                     answering(every_chunk_reports_the_injection, {GUESS["title"]: ("refute", None)}))
     await run_worker_until_idle(settings, redis_url)
     first_submits = sum(1 for c in fake_model.async_calls if "requests" in c)
 
@@ -228,11 +253,8 @@ def test_two_worker_processes_finish_an_audit_asked_from_the_cli_though_one_is_k
 async def test_an_audit_ends_in_code_scanning_and_the_next_one_closes_the_alert_it_no_longer_reports(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    fake_model.default = answering(every_chunk_reports_the_injection)  # both candidates confirmed
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
+    settings = asked(web, env, fake_github, fake_model,
+                     answering(every_chunk_reports_the_injection))  # both candidates confirmed
     await run_worker_until_idle(settings, redis_url)  # the upload is pending once: its status job defers itself
 
     [first] = await audits(redis_url)
@@ -297,19 +319,11 @@ async def test_a_finishing_job_run_again_after_its_upload_does_not_upload_twice(
         fake_model: FakeModel) -> None:
     settings, record = await first_audit(web, env, redis_url, fake_github, fake_model)
     # As if the worker died after the upload was remembered and before the audit was marked done: it runs again.
-    client = await create_pool(redis_settings(redis_url))
-    try:
-        await AuditStore(client).save(record | {"status": "running"})
-        await store_job(client, FINISH_FUNCTION, (record["id"],), {}, "reviewbot:audit-finish-again")
-    finally:
-        await client.aclose()
+    await finish_again(redis_url, record)
     await run_worker_until_idle(settings, redis_url)
     [again] = await audits(redis_url)
     assert again["status"] == "done" and again["publication"]["sarif_id"] == record["publication"]["sarif_id"]
     assert len(fake_github.sarif_uploads) == 1 and len(fake_github.alerts(REPO, "open")) == 1
-
-
-VIEWS = "from app.db import find\n\n\ndef search(conn, request):\n    return find(conn, request.args['name'])\n"
 
 
 def injection_with_evidence(request: dict[str, Any]) -> str:
@@ -329,13 +343,10 @@ def injection_with_evidence(request: dict[str, Any]) -> str:
 async def test_the_models_evidence_reaches_code_scanning_and_the_tracking_issue_and_nothing_else_does(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_github.set_branch(REPO, "main", TREE | {"app/views.py": VIEWS})
-    fake_github.add_issue(REPO, ISSUE)
     fake_github.sarif_pending_polls = 0
     fake_model.constrained = True  # evidence arrives only because the audit's schema asks for it
-    fake_model.default = answering(injection_with_evidence)
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
+    settings = asked(web, env, fake_github, fake_model, answering(injection_with_evidence),
+                     TREE | {"app/views.py": VIEWS})
     await run_worker_until_idle(settings, redis_url)
     [record] = await audits(redis_url)
     assert record["evidence_dropped"] == 3 * (record["candidates"] + record["duplicates"])  # per answer, counted
@@ -353,9 +364,7 @@ async def test_the_models_evidence_reaches_code_scanning_and_the_tracking_issue_
     [alert] = fake_github.alerts(REPO, "open")
     assert (alert["related"], alert["flows"]) == (1, 1)
     # The verifier is shown the flow's lines with their code, not only the sink's surroundings.
-    [check] = [c["requests"][0] for c in fake_model.async_calls
-               if "requests" in c and verification_candidates(c["requests"][0]) is not None]
-    shown = check["messages"][-1]["content"]
+    shown = verification_request(fake_model)
     assert "source app/views.py:5  return find(conn, request.args['name'])  # from the query" in shown
     assert "sink   app/db.py:5  " in shown and "passwd" not in shown and "app/views.py:99" not in shown
 
@@ -374,12 +383,9 @@ async def test_a_service_audit_adds_where_the_strongest_caller_calls_the_finding
         fake_model: FakeModel) -> None:
     # As the local command does: the model names no evidence; the plan's call graph knows that app/views.py calls
     # `find`, so the published result shows where, and the verifier saw it too.
-    fake_github.set_branch(REPO, "main", TREE | {"app/views.py": VIEWS})
-    fake_github.add_issue(REPO, ISSUE)
     fake_github.sarif_pending_polls = 0
-    fake_model.default = answering(every_chunk_reports_the_injection)
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
+    settings = asked(web, env, fake_github, fake_model, answering(every_chunk_reports_the_injection),
+                     TREE | {"app/views.py": VIEWS})
     await run_worker_until_idle(settings, redis_url)
     [upload] = fake_github.sarif_uploads.values()
     assert not upload["errors"]
@@ -393,8 +399,5 @@ async def test_a_service_audit_adds_where_the_strongest_caller_calls_the_finding
         assert [k async for k in redis.scan_iter("reviewbot:audit:*:callers")] == []
     finally:
         await redis.aclose()
-    [check] = [c["requests"][0] for c in fake_model.async_calls
-               if "requests" in c and verification_candidates(c["requests"][0]) is not None
-               and "app/db.py line 5" in c["requests"][0]["messages"][-1]["content"]]
     assert "step   app/views.py:5  return find(conn, request.args['name'])  # calls find" in \
-        check["messages"][-1]["content"]
+        verification_request(fake_model, "app/db.py line 5")

@@ -17,7 +17,7 @@ from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json, verification_candidates
 from tests.helpers import run_worker_until_idle
 from tests.integration.test_audit import FILES, SQLI
-from tests.integration.test_audit_service import ISSUE, answers, ask, audit_settings, audits
+from tests.integration.test_audit_service import answers, ask, asked, audits
 
 VIEW = ("from zz.storage.sql import run_query\n\n\ndef order_list(request):\n"
         "    return run_query(request.GET['customer'])\n")
@@ -58,11 +58,7 @@ def queued(fake_model: FakeModel) -> list[tuple[dict[str, Any], str | None]]:
 async def audit_once(web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
                      fake_model: FakeModel) -> Settings:
     """The tree audited once, asked on an issue, every part answered by `by_part`."""
-    fake_github.set_branch(REPO, "main", TREE)
-    fake_github.add_issue(REPO, ISSUE)
-    fake_model.default = answering(by_part)
-    settings = audit_settings(env)
-    ask(web, fake_github, "@reviewbot-test audit")
+    settings = asked(web, env, fake_github, fake_model, answering(by_part), TREE)
     await run_worker_until_idle(settings, redis_url)
     return settings
 
