@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewbot.catalogue import DEFAULT_PRICES
 from reviewbot.eval.replay import CACHE_BLOCK, CHARS_PER_TOKEN, common_prefix
 from reviewbot.inference.pricing import cost
 from reviewbot.review.prompt.tooldefs import TOOL_DEFINITIONS_JSON
+from reviewbot.settings.catalogue import DEFAULT_PRICES
 
 PRICE = DEFAULT_PRICES["@cf/moonshotai/kimi-k2.6"]
 TOOLS = json.loads(TOOL_DEFINITIONS_JSON)

@@ -20,8 +20,8 @@ from typing import Any
 
 from bench.readme import write_section
 from bench.realcode import CACHE, django_repo
-from reviewbot.catalogue import DEFAULT_PRICES
 from reviewbot.inference.pricing import cost
+from reviewbot.settings.catalogue import DEFAULT_PRICES
 
 MODEL = "@cf/moonshotai/kimi-k2.6"
 PAIRS = (("5.2.1", "5.2.2"), ("5.2", "5.2.1"))

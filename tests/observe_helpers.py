@@ -16,9 +16,9 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 from redis.asyncio import Redis
 
-from reviewbot.catalogue import DEFAULT_PRICES
 from reviewbot.inference.pricing import cost
 from reviewbot.observe.ledger import Entry, Ledger
+from reviewbot.settings.catalogue import DEFAULT_PRICES
 from tests.fakes.model import FakeModel
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,12 +13,12 @@ from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, auditable
 from reviewbot.audit.clusters import graph_chunks
 from reviewbot.audit.factcache import FactCache, file_facts
 from reviewbot.audit.overview import build_overview
-from reviewbot.catalogue import Price
 from reviewbot.inference.pricing import cost
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES, Snapshot
 from reviewbot.review.context.symbols import Definition, parse
 from reviewbot.review.prompt.sections import estimate_tokens
 from reviewbot.review.prompt.tooldefs import TOOL_DEFINITIONS_JSON
+from reviewbot.settings.catalogue import Price
 
 Definitions = Callable[[str, str], Sequence[Definition]]  # (path, text) -> what the file defines
 Select = Callable[[CallGraph, Mapping[str, int]], Collection[str] | None]  # (graph, sizes) -> files to audit

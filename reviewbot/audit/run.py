@@ -26,7 +26,6 @@ from reviewbot.audit.factstore import FOLDER, SqliteFacts
 from reviewbot.audit.formats import format_for, render
 from reviewbot.audit.planner import AuditPlan, plan_audit
 from reviewbot.errors import ConfigError, ModelPermanent, ModelQueued, PermanentError, RetryableError
-from reviewbot.files import write_private
 from reviewbot.inference.factory import model_client
 from reviewbot.inference.filememo import FileMemo
 from reviewbot.inference.structured import StructuredReviewer
@@ -43,6 +42,7 @@ from reviewbot.review.findings.refine import Precision
 from reviewbot.review.findings.schema import Finding
 from reviewbot.review.findings.verification import Checks, apply_verdicts
 from reviewbot.settings import Settings
+from reviewbot.state.private_files import write_private
 
 STATE_VERSION = 2  # chunks cut by the call graph, candidates merged across chunks before verification
 T = TypeVar("T")

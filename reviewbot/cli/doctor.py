@@ -12,11 +12,11 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from reviewbot.app.app_api import AppApi
-from reviewbot.catalogue import capabilities, model_warnings
 from reviewbot.errors import ConfigError, GitHubError, GitHubRetryable
 from reviewbot.inference.budget import DailyBudget, Limits, today
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.settings import Settings
+from reviewbot.settings.catalogue import capabilities, model_warnings
 
 Status = Literal["ok", "warn", "FAIL", "skip"]
 

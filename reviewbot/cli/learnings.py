@@ -11,7 +11,7 @@ from typing import IO, Any
 
 from reviewbot.cli.common import Subparsers, load_settings, redis_url
 from reviewbot.errors import RetryableError
-from reviewbot.learnings_store import DEFAULT_TTL_DAYS, Learnings, Stored
+from reviewbot.state.learnings_store import DEFAULT_TTL_DAYS, Learnings, Stored
 
 
 def add(sub: Subparsers) -> None:

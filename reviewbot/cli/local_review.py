@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reviewbot.catalogue import DEFAULT_PRICES
 from reviewbot.inference.pricing import cost
 from reviewbot.repos.localgit import read_local_change
 from reviewbot.repos.localinput import local_input
 from reviewbot.review.engine import ReviewInput, ReviewResult, prepare, run_review
 from reviewbot.review.prompt.plan import Plan
 from reviewbot.settings import Settings
-from reviewbot.stores import FileStores, branch_layout_key
+from reviewbot.settings.catalogue import DEFAULT_PRICES
+from reviewbot.state.prompt_stores import FileStores, branch_layout_key
 
 EXPECTED_COMPLETION_TOKENS = 2_000  # for the dry-run estimate only
 

@@ -25,7 +25,7 @@ from reviewbot.repos.localinput import local_input
 from reviewbot.review.config import CONFIG_PATH, parse_config
 from reviewbot.review.findings.schema import Finding
 from reviewbot.settings import Settings
-from reviewbot.stores import FileStores, branch_layout_key
+from reviewbot.state.prompt_stores import FileStores, branch_layout_key
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from reviewbot.catalogue import Price
 from reviewbot.errors import OverBudget
 from reviewbot.model import Usage
+from reviewbot.settings.catalogue import Price
 
 START_TOKENS_PER_CHAR = 1 / 3  # above what code measures (about 1/4) until an answer tells the real ratio
 TOOL_SHARE = 0.75  # tool turns stop here: the rest is for the answers, the other passes and the verification

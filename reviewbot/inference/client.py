@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 
-from reviewbot.catalogue import DEFAULT_PRICES, Capabilities, Price, capabilities
 from reviewbot.errors import ModelBusy, ModelPermanent, ModelQueued, ModelRetryable, RateLimited
 from reviewbot.inference.memo import RequestMemo, request_key
 from reviewbot.inference.pricing import usage_from_response
@@ -22,6 +21,7 @@ from reviewbot.inference.provider_errors import classify
 from reviewbot.inference.queued import AsyncQueue, QueuedRequestLost
 from reviewbot.inference.ratelimit import RequestBucket
 from reviewbot.model import Usage
+from reviewbot.settings.catalogue import DEFAULT_PRICES, Capabilities, Price, capabilities
 
 log = logging.getLogger(__name__)
 SYNC_MARK = "reviewbot_sync"  # a memo entry answered synchronously (not through the queue)

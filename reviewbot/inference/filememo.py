@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reviewbot.files import write_private
+from reviewbot.state.private_files import write_private
 
 
 class FileMemo:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reviewbot.catalogue import Price
 from reviewbot.model import Usage
+from reviewbot.settings.catalogue import Price
 
 
 def cost(price: Price, prompt: int, cached: int, completion: int) -> float:

@@ -15,7 +15,6 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from reviewbot.audit.service_state import AuditStore
-from reviewbot.learnings_store import Learnings, Stored
 from reviewbot.observe.access import COOKIE, authorized, secured, sign_in, token_matches
 from reviewbot.observe.charts import cache_chart, cost_chart
 from reviewbot.observe.exposition import QueueDepth, queue_depth
@@ -23,6 +22,7 @@ from reviewbot.observe.ledger import FAILED, Day, Entry, Ledger
 from reviewbot.observe.logs import REDACTOR, Redactor
 from reviewbot.observe.theme import page_templates, stylesheet_route
 from reviewbot.settings import Settings
+from reviewbot.state.learnings_store import Learnings, Stored
 
 DAYS = 30
 RECENT = 50

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from reviewbot.errors import ConfigError
-from reviewbot.files import UMASK, private_dir, tighten
+from reviewbot.state.private_files import UMASK, private_dir, tighten
 
 log = logging.getLogger(__name__)
 MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to about 104 bytes

@@ -15,7 +15,6 @@ from typing import Any
 from arq import Retry
 from redis.exceptions import RedisError
 
-from reviewbot.catalogue import Price
 from reviewbot.errors import LeaseLost, Waiting
 from reviewbot.inference.pricing import cost
 from reviewbot.model import Usage
@@ -37,6 +36,7 @@ from reviewbot.observe.metrics import (
 )
 from reviewbot.queue.tries import add_try, take_tries
 from reviewbot.settings import Settings
+from reviewbot.settings.catalogue import Price
 
 log = logging.getLogger(__name__)
 JobFunction = Callable[..., Coroutine[Any, Any, dict[str, Any]]]

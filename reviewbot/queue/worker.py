@@ -11,7 +11,6 @@ from arq.worker import func
 
 from reviewbot.app.identity import remember_slug
 from reviewbot.app.port.code_scanning import MAX_POLLS
-from reviewbot.catalogue import model_warnings
 from reviewbot.jobs.audit.chunk_job import audit_chunk
 from reviewbot.jobs.audit.finish_job import finish_audit
 from reviewbot.jobs.audit.job_ids import (
@@ -34,6 +33,7 @@ from reviewbot.queue import keys
 from reviewbot.queue.observed import observed
 from reviewbot.queue.steady import SteadyWorker
 from reviewbot.settings import Settings
+from reviewbot.settings.catalogue import model_warnings
 
 log = logging.getLogger(__name__)
 

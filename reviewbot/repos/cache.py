@@ -16,9 +16,9 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
-from reviewbot.files import private_dir, write_private
 from reviewbot.repos.dirsnapshot import DirSnapshot
 from reviewbot.repos.safetar import Extracted, Limits, extract
+from reviewbot.state.private_files import private_dir, write_private
 
 __all__ = ["DirSnapshot", "RepoCache"]
 

@@ -9,8 +9,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from reviewbot.files import private_dir, private_file, tighten
 from reviewbot.review.context.store import INDEX_FORMAT
+from reviewbot.state.private_files import private_dir, private_file, tighten
 
 log = logging.getLogger(__name__)
 _SIDE_FILES = ("-wal", "-shm", "-journal")

@@ -10,7 +10,7 @@ from reviewbot.review.context.snapshot import MemorySnapshot
 from reviewbot.review.engine import ReviewInput, affinity_id
 from reviewbot.review.prompt.sections import PromptInput
 from reviewbot.settings import Settings
-from reviewbot.stores import FileStores
+from reviewbot.state.prompt_stores import FileStores
 
 
 def local_input(settings: Settings, change: LocalChange, stores: FileStores, key: str) -> ReviewInput:

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
-from reviewbot.catalogue import Price, parse_prices
 from reviewbot.errors import ConfigError
+from reviewbot.settings.catalogue import Price, parse_prices
 
 V = TypeVar("V")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
-from reviewbot.catalogue import DEFAULT_PRICES, Price
 from reviewbot.errors import ConfigError
 from reviewbot.settings import parsers as p
+from reviewbot.settings.catalogue import DEFAULT_PRICES, Price
 from reviewbot.settings.declare import env, read
 
 DEFAULT_MODEL = "@cf/moonshotai/kimi-k2.6"

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.thread_commands import parse_thread_command
+from reviewbot.commands.thread_commands import parse_thread_command
 
 # Only the repository's owner is trusted on sight: an organisation MEMBER or a COLLABORATOR may hold read access
 # only, so the worker asks the permission API before any of their requests can spend money.

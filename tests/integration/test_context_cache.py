@@ -11,7 +11,7 @@ from reviewbot.app.port import GitHubPort
 from reviewbot.repos.cache import DirSnapshot, RepoCache
 from reviewbot.review.prompt.layout import BlockSpec, Layout
 from reviewbot.settings import Settings
-from reviewbot.stores import FileStores, RedisStores
+from reviewbot.state.prompt_stores import FileStores, RedisStores
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 

@@ -8,7 +8,7 @@ import httpx
 from redis.asyncio import Redis
 
 from reviewbot.settings import Settings
-from reviewbot.stores import RedisStores, pr_layout_key
+from reviewbot.state.prompt_stores import RedisStores, pr_layout_key
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel

@@ -9,11 +9,11 @@ import httpx
 import pytest
 from redis.asyncio import Redis
 
-from reviewbot.learnings_store import Learnings, Stored
 from reviewbot.queue import keys
 from reviewbot.queue.enqueue import store_job
 from reviewbot.queue.worker import redis_settings
 from reviewbot.settings import Settings
+from reviewbot.state.learnings_store import Learnings, Stored
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json, thread_question

@@ -11,11 +11,11 @@ import httpx
 import pytest
 from redis.asyncio import Redis
 
-from reviewbot.catalogue import DEFAULT_PRICES
 from reviewbot.inference.pricing import cost
 from reviewbot.inference.ratelimit import RequestBucket
 from reviewbot.queue.worker import make_worker
 from reviewbot.settings import Settings
+from reviewbot.settings.catalogue import DEFAULT_PRICES
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, findings_json

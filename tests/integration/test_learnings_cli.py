@@ -10,10 +10,10 @@ from redis.asyncio import Redis
 
 from reviewbot.cli.learnings import learnings_command
 from reviewbot.cli.main import parser
-from reviewbot.learnings_store import Learnings
 from reviewbot.observe.dashboard import load_view
 from reviewbot.review.findings.dismissals import Learning
 from reviewbot.settings import Settings
+from reviewbot.state.learnings_store import Learnings
 
 
 async def _remember(url: str) -> str:

@@ -8,9 +8,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reviewbot.catalogue import DEFAULT_PRICES
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.settings import Settings
+from reviewbot.settings.catalogue import DEFAULT_PRICES
 from reviewbot.webhooks.server import create_app
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub

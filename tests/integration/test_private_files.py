@@ -11,7 +11,7 @@ from pathlib import Path
 from redis import Redis
 
 from reviewbot.queue.embedded import EmbeddedRedis
-from reviewbot.stores import FileStores
+from reviewbot.state.prompt_stores import FileStores
 
 
 def _modes(root: Path) -> dict[str, int]:

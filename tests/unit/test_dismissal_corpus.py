@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from reviewbot.thread_commands import DISMISSALS, parse_thread_command
+from reviewbot.commands.thread_commands import DISMISSALS, parse_thread_command
 from reviewbot.webhooks.events import Ignored, decide
 from reviewbot.webhooks.review_comments import ThreadReply
 

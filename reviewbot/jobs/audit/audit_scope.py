@@ -15,8 +15,8 @@ from reviewbot.audit.chunks import Chunk, Listed, auditable
 from reviewbot.audit.factcache import Counted, FactCache
 from reviewbot.audit.incremental import Selection, select_incremental
 from reviewbot.audit.planner import AuditPlan, Definitions, parsed_definitions, plan_audit
-from reviewbot.catalogue import Price
 from reviewbot.review.context.snapshot import Snapshot
+from reviewbot.settings.catalogue import Price
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,7 +18,6 @@ from reviewbot.audit.factstore import FOLDER as FACTS_FOLDER
 from reviewbot.audit.factstore import SqliteFacts
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.audit.stored import stored_definitions
-from reviewbot.catalogue import Price
 from reviewbot.errors import CpuBusy, PermanentError, RetryableError
 from reviewbot.jobs.audit.audit_scope import Scoped, in_scope, plan_scope, under
 from reviewbot.jobs.audit.audit_target import head_of, pull_number
@@ -41,6 +40,7 @@ from reviewbot.queue.enqueue import store_job
 from reviewbot.repos.cache import DirSnapshot
 from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.publish.markdown import neutralize_inline
+from reviewbot.settings.catalogue import Price
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort

@@ -15,7 +15,7 @@ from reviewbot.review.config import RepoConfig, context_options, precision
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
 from reviewbot.review.engine import ReviewInput, affinity_id
 from reviewbot.review.prompt.sections import PromptInput
-from reviewbot.stores import RedisLike, RedisStores, pr_layout_key
+from reviewbot.state.prompt_stores import RedisLike, RedisStores, pr_layout_key
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort, PullInfo

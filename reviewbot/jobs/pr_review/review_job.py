@@ -22,7 +22,6 @@ from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, config_dig
 from reviewbot.jobs.pr_review.post_review import already_posted, publish
 from reviewbot.jobs.pr_review.pr_prompt import pr_prompt
 from reviewbot.jobs.pr_review.screenshots import screenshots
-from reviewbot.learnings_store import Learnings, from_config
 from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current, note_review
 from reviewbot.queue import keys, retries
@@ -36,6 +35,7 @@ from reviewbot.review.engine import run_review
 from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.security import SECURITY_TRIGGER
 from reviewbot.review.prompt.calibration import prompt_chars
+from reviewbot.state.learnings_store import Learnings, from_config
 
 if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps

@@ -7,10 +7,10 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.catalogue import supports_vision
 from reviewbot.errors import GitHubError, GitHubRetryable
 from reviewbot.review.prompt.images import ImageRef, describe, find_images, image_parts
 from reviewbot.review.prompt.pixels import Checked, check_image
+from reviewbot.settings.catalogue import supports_vision
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort, PullInfo

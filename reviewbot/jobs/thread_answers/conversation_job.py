@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 
 from reviewbot.app.identity import known_slug
+from reviewbot.commands.thread_commands import SPELLINGS
 from reviewbot.inference.budget import BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.commands.comment_job import MAY_SPEND
@@ -18,7 +19,6 @@ from reviewbot.jobs.thread_answers.question_limits import count_question
 from reviewbot.jobs.thread_answers.thread_prompt import ask_model
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import keys, retries
-from reviewbot.thread_commands import SPELLINGS
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort

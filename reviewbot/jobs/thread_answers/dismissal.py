@@ -7,13 +7,13 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.learnings_store import Learnings
+from reviewbot.commands.thread_commands import REASONS
 from reviewbot.review.findings.dismissals import Learning, code_lines, normalise_rule
 from reviewbot.review.findings.fingerprints import code_key, read_marker
 from reviewbot.review.findings.scope import dismissal_scope
 from reviewbot.review.publish import dismissal_replies as say
 from reviewbot.review.publish.header import PostedFinding, read_header
-from reviewbot.thread_commands import REASONS
+from reviewbot.state.learnings_store import Learnings
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort

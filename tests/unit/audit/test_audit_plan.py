@@ -12,9 +12,9 @@ from reviewbot.audit.chunks import Chunk, plan_chunks
 from reviewbot.audit.clusters import graph_chunks
 from reviewbot.audit.planner import plan_audit
 from reviewbot.audit.stored import stored_definitions
-from reviewbot.catalogue import Price
 from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.context.snapshot import MemorySnapshot
+from reviewbot.settings.catalogue import Price
 
 VIEW = ("from shop.store.queries import find_orders\n\n\ndef order_list(request):\n"
         "    return find_orders(request.GET['customer'])\n")

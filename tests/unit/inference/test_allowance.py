@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.catalogue import Price
 from reviewbot.errors import OverBudget
 from reviewbot.inference.allowance import Allowance
 from reviewbot.model import Usage
+from reviewbot.settings.catalogue import Price
 
 
 def test_requests_in_flight_together_stay_within_the_limit() -> None:

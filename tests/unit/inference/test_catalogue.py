@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.catalogue import CATALOGUE, DEFAULT_PRICES, capabilities, capabilities_from_spec, model_warnings
 from reviewbot.cli.doctor import catalogue_check
 from reviewbot.settings import Settings
+from reviewbot.settings.catalogue import CATALOGUE, DEFAULT_PRICES, capabilities, capabilities_from_spec, model_warnings
 from reviewbot.settings.table import DEFAULT_MODEL
 
 SPECS = Path(__file__).resolve().parents[3] / "specs" / "workers-ai"

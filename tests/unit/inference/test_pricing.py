@@ -2,8 +2,8 @@
 
 import pytest
 
-from reviewbot.catalogue import DEFAULT_PRICES
 from reviewbot.inference.pricing import cost, usage_from_response
+from reviewbot.settings.catalogue import DEFAULT_PRICES
 
 
 def test_cost_matches_hand_computed_values() -> None:

@@ -7,12 +7,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from reviewbot.catalogue import Price
-from reviewbot.comment_commands import parse_command
+from reviewbot.commands.comment_commands import parse_command
 from reviewbot.jobs.audit.audit_scope import in_scope, plan_scope
 from reviewbot.review.config import parse_config
 from reviewbot.review.context.snapshot import MemorySnapshot
 from reviewbot.review.cronspec import due_period, parse_cron
+from reviewbot.settings.catalogue import Price
 from reviewbot.webhooks.events import CommentCommand, Ignored, decide
 
 K26 = Price(0.95, 0.16, 4.00)

@@ -6,9 +6,9 @@ import io
 
 from PIL import Image
 
-from reviewbot.catalogue import supports_vision
 from reviewbot.review.prompt.images import find_images
 from reviewbot.review.prompt.pixels import check_image
+from reviewbot.settings.catalogue import supports_vision
 
 
 def png(width: int, height: int) -> bytes:

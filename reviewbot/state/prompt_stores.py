@@ -9,9 +9,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Protocol
 
-from reviewbot.files import private_dir
 from reviewbot.review.prompt.calibration import Calibration
 from reviewbot.review.prompt.layout import Layout
+from reviewbot.state.private_files import private_dir
 
 PREFIX = "reviewbot"
 LAYOUT_TTL_S = 30 * 86_400  # a PR untouched for a month starts fresh

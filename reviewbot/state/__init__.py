@@ -1,0 +1,1 @@
+"""What the service keeps between jobs: remembered dismissals, prompt layouts and calibration, private files."""
