@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from bench.readme import write_section
 from bench.realcode import django_repo, git, tree_files
 from reviewbot.eval.replay import common_prefix
-from reviewbot.queue import keys
+from reviewbot.queue import functions
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.queue.enqueue import enqueue_review
 from reviewbot.queue.request import ReviewRequest
@@ -136,8 +136,8 @@ def webhook(model: FakeModel, github: FakeGitHub, key: str, base: dict[str, str]
 
 
 async def enqueue(redis_url: str, request: ReviewRequest) -> None:
-    pool = await create_pool(redis_settings(redis_url), job_serializer=keys.serialize,
-                             job_deserializer=keys.deserialize)
+    pool = await create_pool(redis_settings(redis_url), job_serializer=functions.serialize,
+                             job_deserializer=functions.deserialize)
     try:
         await enqueue_review(pool, request)
     finally:

@@ -35,7 +35,7 @@ from readme import write_section
 from webhook_payload import pull_request_event
 
 from reviewbot.queue.embedded import EmbeddedRedis
-from reviewbot.queue.keys import review_job_id
+from reviewbot.state.keys import review_job_id
 from reviewbot.webhooks.signature import sign, verify
 
 SECRET = "bench-webhook-secret"

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bench.readme import write_section
-from reviewbot.queue import keys
+from reviewbot.queue import functions
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.queue.enqueue import enqueue_review
 from reviewbot.queue.request import ReviewRequest
@@ -63,8 +63,8 @@ def overlap(spans: list[tuple[float, float]]) -> int:
 
 
 async def enqueue_all(redis_url: str, pulls: list[tuple[int, str, dict[str, Any]]]) -> None:
-    pool = await create_pool(redis_settings(redis_url), job_serializer=keys.serialize,
-                             job_deserializer=keys.deserialize)
+    pool = await create_pool(redis_settings(redis_url), job_serializer=functions.serialize,
+                             job_deserializer=functions.deserialize)
     try:
         for installation, repo, pull in pulls:
             request = ReviewRequest(installation, repo, pull["number"], pull["head"]["sha"], trigger="opened",

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from arq import Worker
 
-from reviewbot.queue.worker import make_worker
+from reviewbot.jobs.registry import service_worker
 from reviewbot.settings import Settings
 from reviewbot.webhooks.signature import sign
 from tests.conftest import INSTALLATION, REPO, WEBHOOK_SECRET
@@ -84,7 +84,7 @@ def bug_finding(**overrides: Any) -> dict[str, Any]:
 
 async def run_worker_until_idle(settings: Settings, redis_url: str) -> None:
     """Run a real arq worker in burst mode: it processes every queued job, then returns."""
-    worker = make_worker(settings, redis_url, burst=True, handle_signals=False)
+    worker = service_worker(settings, redis_url, burst=True, handle_signals=False)
     try:
         await worker.async_run()
     finally:
@@ -95,7 +95,7 @@ async def run_worker_until_idle(settings: Settings, redis_url: str) -> None:
 async def background_worker(settings: Settings, redis_url: str,
                             ctx: dict[str, Any] | None = None) -> AsyncIterator[Worker]:
     """A real arq worker running in this event loop while the test sends webhooks (`ctx`: prebuilt deps)."""
-    worker = make_worker(settings, redis_url, handle_signals=False, ctx=ctx)
+    worker = service_worker(settings, redis_url, handle_signals=False, ctx=ctx)
     task = asyncio.create_task(worker.async_run())
     try:
         yield worker

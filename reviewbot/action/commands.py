@@ -8,8 +8,7 @@ import logging
 from reviewbot.action.reviewing import Outcome, Run, review_in_action
 from reviewbot.commands.comment_commands import help_text
 from reviewbot.errors import GitHubError
-from reviewbot.queue.request import ReviewRequest
-from reviewbot.review.findings.security import SECURITY_TRIGGER
+from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
 from reviewbot.webhooks.events import CommentCommand
 
 log = logging.getLogger(__name__)

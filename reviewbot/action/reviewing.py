@@ -20,10 +20,9 @@ from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, load_confi
 from reviewbot.jobs.pr_review.post_review import publish, review_markers
 from reviewbot.jobs.pr_review.pr_prompt import pr_prompt
 from reviewbot.jobs.pr_review.screenshots import screenshots
-from reviewbot.queue.request import ReviewRequest
+from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
 from reviewbot.review.config import LoadedConfig, RepoConfig, with_security
 from reviewbot.review.engine import ReviewInput, ReviewResult, run_review
-from reviewbot.review.findings.security import SECURITY_TRIGGER
 from reviewbot.settings import Settings
 from reviewbot.state.learnings_store import from_config
 

@@ -15,11 +15,11 @@ from redis.exceptions import RedisError
 from reviewbot.app.credentials import AppCredentials, app_jwt
 from reviewbot.app.requester import Requester
 from reviewbot.observe.logs import REDACTOR
+from reviewbot.state.shared_keys import installation_token_key
 
 __all__ = ["REFRESH_MARGIN", "InstallationToken", "InstallationTokens", "app_jwt"]
 log = logging.getLogger(__name__)
 REFRESH_MARGIN = 300.0  # refresh tokens five minutes before GitHub expires them
-CACHE_KEY = "reviewbot:installation-token:{app}:{installation}"
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class InstallationTokens:
             return cached.token
 
     def _key(self, installation_id: int) -> str:
-        return CACHE_KEY.format(app=self._app_id, installation=int(installation_id))
+        return installation_token_key(self._app_id, installation_id)
 
     async def _shared(self, installation_id: int) -> InstallationToken | None:
         if self._redis is None:

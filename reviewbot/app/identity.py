@@ -13,9 +13,7 @@ from reviewbot.app.github_errors import translate
 from reviewbot.app.port import new_github
 from reviewbot.errors import ReviewbotError
 from reviewbot.settings import Settings
-
-# Beside the queue's keys (same prefix), so that `redis-cli --scan reviewbot:*` shows everything.
-APP_SLUG_KEY = "reviewbot:app:slug"
+from reviewbot.state.shared_keys import APP_SLUG_KEY
 
 log = logging.getLogger(__name__)
 

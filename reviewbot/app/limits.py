@@ -15,9 +15,9 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from reviewbot.errors import GitHubRetryable
+from reviewbot.state.shared_keys import github_write_key
 
 log = logging.getLogger(__name__)
-WRITE_KEY = "reviewbot:github-write:{key}"
 RESERVE = 5  # requests left untouched so concurrent jobs stop before GitHub answers 403
 # How long a crashed writer can hold the shared write slot: a little more than one request's 30 s timeout, so a
 # live writer keeps it, and short enough that a killed worker's job, taken up again, completes within a minute.
@@ -104,7 +104,7 @@ class RateLimits:
     async def _acquire_shared(self, key: str) -> str | None:
         if self.redis is None:
             return None
-        name, token = WRITE_KEY.format(key=key), secrets.token_hex(8)
+        name, token = github_write_key(key), secrets.token_hex(8)
         try:
             while not await self.redis.set(name, token, nx=True, px=int(MAX_WRITE_S * 1000)):
                 left_ms = await self.redis.pttl(name)
@@ -119,6 +119,6 @@ class RateLimits:
             return
         try:
             # The next writer of any process may start `write_interval` after this write ended.
-            await self.redis.set(WRITE_KEY.format(key=key), token, px=max(1, int(self.write_interval * 1000)))
+            await self.redis.set(github_write_key(key), token, px=max(1, int(self.write_interval * 1000)))
         except RedisError as exc:
             log.warning("could not release the shared write slot", extra={"error": type(exc).__name__})

@@ -9,11 +9,23 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-PREFIX = "reviewbot:audit"
-INDEX_KEY = f"{PREFIX}s"  # audit id → created (epoch s): the dashboard's and `audit status`'s list
+from reviewbot.state.audit_keys import (
+    INDEX_KEY,
+    LOCK_TTL_S,
+    TTL_S,
+    callers_key,
+    done_key,
+    failed_key,
+    files_key,
+    issue_key,
+    plan_key,
+    planning_key,
+    record_key,
+    running_key,
+    schedule_key,
+)
+
 KEEP_AUDITS = 200
-TTL_S = 30 * 86_400
-LOCK_TTL_S = 2 * 86_400  # a running audit's lock lapses by itself if everything about it was lost
 
 # KEYS: the chunk's result hash, the other outcome hash. ARGV: chunk index, record JSON, TTL.
 # Stores a chunk's outcome once (a second try of the same chunk changes nothing); returns
@@ -28,33 +40,6 @@ return {stored, redis.call('HLEN', KEYS[1]) + redis.call('HLEN', KEYS[2])}
 """
 
 
-def record_key(audit_id: str) -> str:
-    return f"{PREFIX}:{audit_id}"
-
-
-def plan_key(audit_id: str) -> str:
-    """What every chunk's request is rendered from: the prefix once, each chunk's context plan (apart from the
-    record, which the dashboard and `audit status` read often)."""
-    return f"{PREFIX}:{audit_id}:plan"
-
-
-def running_key(repo: str, branch: str) -> str:
-    """One running audit per repository and branch."""
-    return f"{PREFIX}-running:{repo.lower()}@{branch}"
-
-
-def files_key(repo: str, branch: str) -> str:
-    """path → {"blob", "findings"} as of the branch's last completed audit."""
-    return f"{PREFIX}-files:{repo.lower()}@{branch}"
-
-
-def issue_key(repo: str) -> str:
-    """The repository's tracking issue (where audits go when code scanning is not available)."""
-    return f"{PREFIX}-issue:{repo.lower()}"
-
-
-def schedule_key(repo: str, period: str) -> str:
-    return f"{PREFIX}-schedule:{repo.lower()}:{period}"
 
 
 class AuditStore:
@@ -98,23 +83,23 @@ class AuditStore:
     async def save_callers(self, audit_id: str, callers: dict[str, Any]) -> None:
         """Each audited file's strongest callers (`evidence.callers_of`), for the chunk jobs' evidence steps; kept
         until the audit finishes (at most two days), not with the record (a megabyte for Django's 758 files)."""
-        key = f"{record_key(audit_id)}:callers"
+        key = callers_key(audit_id)
         if callers:
             await self.redis.hset(key, mapping={p: json.dumps(c) for p, c in callers.items()})
             await self.redis.expire(key, LOCK_TTL_S)
 
     async def forget_callers(self, audit_id: str) -> None:
-        await self.redis.delete(f"{record_key(audit_id)}:callers")
+        await self.redis.delete(callers_key(audit_id))
 
     async def callers(self, audit_id: str, paths: Sequence[str]) -> dict[str, Any]:
         if not paths:
             return {}
-        raw = await self.redis.hmget(f"{record_key(audit_id)}:callers", list(paths))
+        raw = await self.redis.hmget(callers_key(audit_id), list(paths))
         return {p: json.loads(r) for p, r in zip(paths, raw, strict=True) if r}
 
     async def planning_started(self, audit_id: str) -> int:
         """Count a start of the audit's planning step: how many there have been, this one included."""
-        key = f"{record_key(audit_id)}:planning"
+        key = planning_key(audit_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.incr(key)
             pipe.expire(key, LOCK_TTL_S)
@@ -129,26 +114,23 @@ class AuditStore:
                      failed: str | None = None) -> tuple[bool, int]:
         """Store chunk `index`'s outcome (its result, or why it was not audited) unless it has one;
         (stored now, chunks with an outcome)."""
-        base = record_key(audit_id)
-        ours, other = (f"{base}:done", f"{base}:failed") if done is not None else (f"{base}:failed", f"{base}:done")
+        ours, other = ((done_key(audit_id), failed_key(audit_id)) if done is not None
+                       else (failed_key(audit_id), done_key(audit_id)))
         value = json.dumps(done) if done is not None else str(failed)
         stored, settled = await self.redis.eval(SETTLE, 2, ours, other, str(index), value, TTL_S)
         return bool(stored), int(settled)
 
     async def outcome(self, audit_id: str, index: int) -> bool:
-        base = record_key(audit_id)
-        return bool(await self.redis.hexists(f"{base}:done", str(index))
-                    or await self.redis.hexists(f"{base}:failed", str(index)))
+        return bool(await self.redis.hexists(done_key(audit_id), str(index))
+                    or await self.redis.hexists(failed_key(audit_id), str(index)))
 
     async def results(self, audit_id: str) -> tuple[dict[int, dict[str, Any]], dict[int, str]]:
-        base = record_key(audit_id)
-        done = {int(k): json.loads(v) for k, v in (await self.redis.hgetall(f"{base}:done")).items()}
-        failed = {int(k): v.decode() for k, v in (await self.redis.hgetall(f"{base}:failed")).items()}
+        done = {int(k): json.loads(v) for k, v in (await self.redis.hgetall(done_key(audit_id))).items()}
+        failed = {int(k): v.decode() for k, v in (await self.redis.hgetall(failed_key(audit_id))).items()}
         return done, failed
 
     async def counts(self, audit_id: str) -> tuple[int, int]:
-        base = record_key(audit_id)
-        return int(await self.redis.hlen(f"{base}:done")), int(await self.redis.hlen(f"{base}:failed"))
+        return int(await self.redis.hlen(done_key(audit_id))), int(await self.redis.hlen(failed_key(audit_id)))
 
     async def recent(self, limit: int = 20) -> list[dict[str, Any]]:
         """The newest audits first, each with its chunks done and failed so far."""

@@ -17,6 +17,7 @@ from reviewbot.inference.budget import DailyBudget, Limits, today
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.settings import Settings
 from reviewbot.settings.catalogue import capabilities, model_warnings
+from reviewbot.state.shared_keys import SPEND_PATTERN
 
 Status = Literal["ok", "warn", "FAIL", "skip"]
 
@@ -100,7 +101,7 @@ async def budget_check(settings: Settings, redis: Redis) -> Check:
     else:
         head = f"${limit:.2f} a day per installation"
     lines, low = [], False
-    async for raw in redis.scan_iter(match=f"reviewbot:spend:*:{today()}", count=500):
+    async for raw in redis.scan_iter(match=f"{SPEND_PATTERN}:{today()}", count=500):
         key = raw.decode()
         name = key.split(":", 2)[2].rsplit(":", 1)[0]
         scope = budget.limits[1] if name.startswith("repo:") else budget.limits[0]

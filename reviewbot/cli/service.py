@@ -55,12 +55,12 @@ def _exit_quietly(signum: int, frame: object) -> None:
 
 
 def worker_command(settings: Settings) -> int:
-    from reviewbot.queue.worker import make_worker
+    from reviewbot.jobs.registry import service_worker
 
     settings.require(settings.missing_for_github() + settings.missing_for_model(), "the worker")
     url, embedded = redis_url(settings)
     try:
-        make_worker(settings, url).run()
+        service_worker(settings, url).run()
     finally:
         if embedded is not None:
             embedded.stop()

@@ -15,6 +15,7 @@ from reviewbot.errors import OverBudget, Waiting
 from reviewbot.inference.pricing import cost
 from reviewbot.model import Usage
 from reviewbot.settings import Settings
+from reviewbot.state.shared_keys import charged_key, held_key, spend_keys
 
 MICRO = 1_000_000
 NO_LIMIT = -1
@@ -117,11 +118,10 @@ class DailyBudget:
 
     @staticmethod
     def scopes(installation_id: int, repo: str) -> list[str]:
-        day = today()
-        return [f"reviewbot:spend:{installation_id}:{day}", f"reviewbot:spend:repo:{repo.lower()}:{day}"]
+        return spend_keys(installation_id, repo, today())
 
     def _keys(self, installation_id: int, repo: str) -> list[str]:
-        return [k for spend in self.scopes(installation_id, repo) for k in (spend, spend.replace(":spend:", ":held:"))]
+        return [k for spend in self.scopes(installation_id, repo) for k in (spend, held_key(spend))]
 
     async def reserve(self, installation_id: int, repo: str, job: str, usd: float, tokens: int) -> None:
         """Hold (at least) this much for `job`; BudgetSpent, with a sentence for the check run, when it won't fit."""
@@ -140,7 +140,7 @@ class DailyBudget:
         id) only the first charge under that name counts (the answer may be fetched again after a crash)."""
         keys = self._keys(installation_id, repo)
         if once is not None:
-            keys.append(f"reviewbot:charged:{installation_id}:{once}")
+            keys.append(charged_key(installation_id, once))
         await self.redis.eval(CHARGE, len(keys), *keys, job, round(usage.cost_usd * MICRO),
                               usage.prompt_tokens + usage.completion_tokens)
 

@@ -10,7 +10,9 @@ import hashlib
 import json
 from typing import Any, Protocol
 
-TTL_S = 86_400
+from reviewbot.state.keys import MEMO_TTL, memo_prefix
+
+TTL_S = MEMO_TTL
 
 
 def request_key(body: dict[str, Any]) -> str:
@@ -30,7 +32,7 @@ class RedisMemo:
 
     def __init__(self, redis: Any, scope: str) -> None:
         self.redis = redis
-        self.prefix = f"reviewbot:memo:{scope}"
+        self.prefix = memo_prefix(scope)
 
     async def result(self, key: str) -> dict[str, Any] | None:
         raw = await self.redis.get(f"{self.prefix}:done:{key}")

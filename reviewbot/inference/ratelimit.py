@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from reviewbot.state.shared_keys import ratelimit_key
+
 # State: tokens `t` at time `ts`. A request takes one token; when none is left, the caller learns how long to
 # wait and nothing is consumed, so waiting callers never starve each other into 429s.
 TAKE = """
@@ -26,7 +28,7 @@ class RequestBucket:
 
     def __init__(self, redis: Any, account: str, requests_per_minute: float) -> None:
         self.redis = redis
-        self.key = f"reviewbot:ratelimit:{account}"
+        self.key = ratelimit_key(account)
         self.rate = requests_per_minute / 60.0
         self.burst = max(1.0, requests_per_minute / 10.0)
 

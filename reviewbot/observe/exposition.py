@@ -14,7 +14,8 @@ from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamil
 from prometheus_client.metrics_core import Metric as Family
 from redis.exceptions import RedisError
 
-from reviewbot.observe.metrics import CATALOG, INF, RUNNING_KEY, TOKENS, Metric
+from reviewbot.observe.metrics import CATALOG, INF, TOKENS, Metric
+from reviewbot.state.shared_keys import RUNNING_KEY
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

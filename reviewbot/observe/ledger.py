@@ -10,8 +10,10 @@ from typing import Any
 
 from redis.exceptions import WatchError
 
-STREAM = "reviewbot:ledger"
-DAY_PREFIX = "reviewbot:ledger:day:"
+from reviewbot.state.shared_keys import LEDGER_DAY_PREFIX, LEDGER_STREAM
+
+STREAM = LEDGER_STREAM
+DAY_PREFIX = LEDGER_DAY_PREFIX
 MICRO = 1_000_000
 PAGE = 1_000
 FAILED = ("failed", "error", "timeout")  # what the dashboard and `usage` count as failures

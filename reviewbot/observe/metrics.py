@@ -14,9 +14,10 @@ from typing import Any, Literal
 
 from redis.exceptions import RedisError
 
+from reviewbot.state.shared_keys import RUNNING_KEY, metric_key
+
 log = logging.getLogger(__name__)
-PREFIX = "reviewbot:metrics"
-RUNNING_KEY = f"{PREFIX}:running"  # job id → lease expiry, so a killed worker's jobs stop counting
+
 INF = "+Inf"
 
 
@@ -30,7 +31,7 @@ class Metric:
 
     @property
     def key(self) -> str:
-        return f"{PREFIX}:{self.name}"
+        return metric_key(self.name)
 
 
 WEBHOOKS = Metric("reviewbot_webhooks", "counter", "Webhook deliveries by event and outcome.", ("event", "outcome"))

@@ -17,9 +17,9 @@ from arq.jobs import serialize_job
 from arq.utils import timestamp_ms
 
 from reviewbot.observe.jobcontext import delivery_kwarg
-from reviewbot.queue import keys
-from reviewbot.queue.request import ReviewRequest
-from reviewbot.review.findings.security import SECURITY_TRIGGER
+from reviewbot.queue import functions
+from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
+from reviewbot.state import keys
 
 log = logging.getLogger(__name__)
 Stored = Literal["queued", "already queued", "duplicate"]
@@ -47,7 +47,7 @@ async def store_job(pool: ArqRedis, function: str, args: tuple[Any, ...], kwargs
     now = timestamp_ms()
     defer_ms = max(0, round(defer_s * 1000))
     job = serialize_job(function, args, {**kwargs, **delivery_kwarg()}, None, now,  # the delivery id on its logs
-                        serializer=keys.serialize)
+                        serializer=functions.serialize)
     redis: Any = pool  # redis-py's stubs want every script argument as str; bytes and ints are sent as-is
     answer = await redis.eval(ENQUEUE, 5, job_key_prefix + job_id, result_key_prefix + job_id,
                               pool.default_queue_name, keys.full_key(job_id), keys.delivery_key(delivery), job,
@@ -61,7 +61,7 @@ async def enqueue_review(pool: ArqRedis, request: ReviewRequest, *, delivery: st
     request then upgrades it); `duplicate` when `delivery` was stored before."""
     repo, number, head_sha = request.repo, request.number, request.head_sha
     job_id = keys.review_job_id(repo, number, head_sha)
-    stored = await store_job(pool, keys.REVIEW_FUNCTION, request.job_args(), request.job_kwargs(), job_id,
+    stored = await store_job(pool, functions.REVIEW_FUNCTION, request.job_args(), request.job_kwargs(), job_id,
                              delivery=delivery, full=request.full)
     if stored == "already queued" and request.trigger == SECURITY_TRIGGER:  # upgrades the review already queued
         await pool.set(keys.security_key(job_id), "1", ex=keys.STATE_TTL)

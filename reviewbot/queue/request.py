@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+SECURITY_TRIGGER = "security-review"  # the review job's trigger for `@app security-review`
+
 
 @dataclass(frozen=True)
 class ReviewRequest:

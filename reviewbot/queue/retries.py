@@ -10,7 +10,7 @@ from typing import Any
 from arq import Retry
 
 from reviewbot.errors import PermanentError, RetryableError, Waiting
-from reviewbot.queue import keys
+from reviewbot.state import keys
 
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 5

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from reviewbot.queue import keys
+from reviewbot.state import keys
 
 # Members are job ids scored by lease expiry; expired leases (a killed worker) free themselves.
 ACQUIRE = """

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.model import Usage
-from reviewbot.queue.keys import PREFIX, STATE_TTL
+from reviewbot.state.keys import STATE_TTL, tries_key
 
 MICRO = 1_000_000
 _COUNTS = ("prompt_tokens", "cached_tokens", "completion_tokens", "reasoning_tokens", "requests", "async_requests")
@@ -21,7 +21,7 @@ class Earlier:
 
 
 def _key(job_id: str) -> str:
-    return f"{PREFIX}:tries:{job_id}"
+    return tries_key(job_id)
 
 
 async def add_try(redis: Any, job_id: str, started: float, usage: Usage, saved_usd: float, model: str) -> None:

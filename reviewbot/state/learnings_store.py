@@ -9,11 +9,12 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.review.findings.dismissals import Learning, normalise_rule
+from reviewbot.state.keys import LEARNINGS_PREFIX
 
 if TYPE_CHECKING:  # the web process (dashboard) reads learnings without loading the configuration schema
     from reviewbot.review.config import LearningRule
 
-PREFIX = "reviewbot:learnings:"  # + repo → hash: code key (`…#prN` for one PR, `rule:…`) → JSON
+PREFIX = LEARNINGS_PREFIX  # + repo → hash: code key (`…#prN` for one PR, `rule:…`) → JSON
 DAY = 86_400.0
 DEFAULT_TTL_DAYS = 180
 _FIELDS = {f.name: f for f in dataclasses.fields(Learning)}

@@ -11,10 +11,8 @@ from typing import Any, Protocol
 
 from reviewbot.review.prompt.calibration import Calibration
 from reviewbot.review.prompt.layout import Layout
+from reviewbot.state.keys import LAYOUT_TTL, calibration_key, layout_key
 from reviewbot.state.private_files import private_dir
-
-PREFIX = "reviewbot"
-LAYOUT_TTL_S = 30 * 86_400  # a PR untouched for a month starts fresh
 
 
 class RedisLike(Protocol):
@@ -37,21 +35,21 @@ class RedisStores:
         self._redis = redis
 
     async def load_layout(self, key: str) -> Layout | None:
-        raw = await self._redis.get(f"{PREFIX}:layout:{key}")
+        raw = await self._redis.get(layout_key(key))
         return Layout.from_json(_loads(raw)) if raw else None
 
     async def save_layout(self, key: str, layout: Layout) -> None:
-        await self._redis.set(f"{PREFIX}:layout:{key}", json.dumps(layout.as_json(), separators=(",", ":")),
-                              ex=LAYOUT_TTL_S)
+        await self._redis.set(layout_key(key), json.dumps(layout.as_json(), separators=(",", ":")),
+                              ex=LAYOUT_TTL)
 
     async def calibration(self, model: str) -> Calibration:
-        raw = await self._redis.get(f"{PREFIX}:calibration:{model}")
+        raw = await self._redis.get(calibration_key(model))
         return Calibration.from_json(_loads(raw)) if raw else Calibration()
 
     async def observe(self, model: str, prompt_chars: int, prompt_tokens: int) -> Calibration:
         """Record one request's usage; concurrent updates may lose a sample, which a moving average tolerates."""
         updated = (await self.calibration(model)).observe(prompt_chars, prompt_tokens)
-        await self._redis.set(f"{PREFIX}:calibration:{model}", json.dumps(updated.as_json()))
+        await self._redis.set(calibration_key(model), json.dumps(updated.as_json()))
         return updated
 
 

@@ -9,11 +9,12 @@ from typing import Any
 
 from arq.connections import ArqRedis
 
-from reviewbot.app.identity import APP_SLUG_KEY
-from reviewbot.queue import keys
+from reviewbot.queue import functions
 from reviewbot.queue.enqueue import Stored, enqueue_review, store_job
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.settings import Settings
+from reviewbot.state import keys
+from reviewbot.state.shared_keys import APP_SLUG_KEY
 from reviewbot.webhooks.events import Closed, CommentCommand, Decision, Rerun
 from reviewbot.webhooks.pushes import DefaultBranchPush
 from reviewbot.webhooks.review_comments import ThreadReply
@@ -56,7 +57,7 @@ class Intake:
                 # A fork's pull request: GitHub names none, but our check runs in the suite carry its number.
                 # Reading them is a GitHub call, so the worker does it.
                 job_id = keys.suite_job_id(decision.repo, decision.suite_id)
-                stored = await store_job(self.pool, keys.SUITE_FUNCTION,
+                stored = await store_job(self.pool, functions.SUITE_FUNCTION,
                                          (decision.installation_id, decision.repo, decision.head_sha,
                                           decision.suite_id), {}, job_id, delivery=delivery)
                 return _outcome(stored, job_id, delivery)
@@ -71,7 +72,7 @@ class Intake:
         if isinstance(decision, CommentCommand):
             job_id = keys.command_job_id(decision.repo, decision.comment_id)
             stored = await store_job(
-                self.pool, keys.COMMAND_FUNCTION,
+                self.pool, functions.COMMAND_FUNCTION,
                 (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.author,
                  decision.trusted, decision.command.verb, decision.command.name),
                 {"args": list(decision.command.args), "pull": decision.pull} if decision.command.verb == "audit"
@@ -82,14 +83,14 @@ class Intake:
             # Whether the repository wants audits after pushes is in its config: a GitHub read, so the worker
             # decides, once per debounce window (the job id is the branch's: later pushes store nothing).
             job_id = keys.push_audit_job_id(decision.repo, decision.branch)
-            stored = await store_job(self.pool, keys.PUSH_AUDIT_FUNCTION,
+            stored = await store_job(self.pool, functions.PUSH_AUDIT_FUNCTION,
                                      (decision.installation_id, decision.repo, decision.branch), {}, job_id,
                                      delivery=delivery, defer_s=self.settings.audit_push_delay)
             return _outcome(stored, job_id, delivery)
         if isinstance(decision, ThreadReply):
             job_id = keys.conversation_job_id(decision.repo, decision.comment_id)
             stored = await store_job(
-                self.pool, keys.CONVERSATION_FUNCTION,
+                self.pool, functions.CONVERSATION_FUNCTION,
                 (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.root_id,
                  decision.author, decision.trusted, decision.mentioned, decision.command, decision.reason),
                 {}, job_id,

@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from reviewbot.app.identity import remember_slug
 from reviewbot.observe.web import observe_routes, observed_webhook
-from reviewbot.queue import keys
+from reviewbot.queue import functions
 from reviewbot.settings import Settings
 from reviewbot.webhooks.events import Accepted, Ignored, PayloadError, Ping, decide
 from reviewbot.webhooks.intake import Intake
@@ -46,16 +46,17 @@ def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         rs = RedisSettings.from_dsn(redis_url)
         rs.conn_timeout, rs.conn_retries = 2, 3
-        app.state.pool = await create_pool(rs, job_serializer=keys.serialize, job_deserializer=keys.deserialize)
+        app.state.pool = await create_pool(rs, job_serializer=functions.serialize,
+                                           job_deserializer=functions.deserialize)
         app.state.intake = Intake(app.state.pool, settings)
         await remember_slug(settings, app.state.pool)
         worker_task = None
         worker = None
         if run_worker:
             # Imported here so that a web-only process never loads the worker, the model client or the pipeline.
-            from reviewbot.queue.worker import make_worker
+            from reviewbot.jobs.registry import service_worker
 
-            worker = make_worker(settings, redis_url, handle_signals=False, ctx=worker_ctx)
+            worker = service_worker(settings, redis_url, handle_signals=False, ctx=worker_ctx)
             worker_task = asyncio.create_task(worker.async_run())
         try:
             yield

@@ -17,11 +17,11 @@ from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import AlreadySettled, LeaseLost
 from reviewbot.jobs.audit.chunk_input import audit_affinity, audit_reviewer, audit_tree, chunk_request
 from reviewbot.jobs.audit.chunk_job import audit_chunk
-from reviewbot.jobs.audit.job_ids import chunk_job_id
 from reviewbot.jobs.deps import build_deps
 from reviewbot.observe.fencing import Lease, context_under
 from reviewbot.queue.worker import redis_settings
 from reviewbot.repos.cache import DirSnapshot
+from reviewbot.state.audit_keys import chunk_job_id
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering

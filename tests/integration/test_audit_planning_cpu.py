@@ -12,8 +12,8 @@ from arq.constants import retry_key_prefix
 from redis.asyncio import Redis
 
 from reviewbot.audit.service_state import AuditStore
-from reviewbot.jobs.audit.job_ids import plan_job_id
 from reviewbot.jobs.deps import Deps, build_deps
+from reviewbot.state.audit_keys import plan_job_id
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering

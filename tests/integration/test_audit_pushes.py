@@ -19,8 +19,8 @@ from redis.asyncio import Redis
 
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.jobs.audit.triggers import start_audit
-from reviewbot.queue.keys import push_audit_job_id
 from reviewbot.queue.worker import redis_settings
+from reviewbot.state.keys import push_audit_job_id
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering

@@ -16,9 +16,9 @@ from redis.asyncio import Redis
 
 from reviewbot.audit.sarif import audit_category
 from reviewbot.audit.service_state import AuditStore
-from reviewbot.jobs.audit.job_ids import FINISH_FUNCTION
 from reviewbot.jobs.deps import build_deps
 from reviewbot.queue.enqueue import store_job
+from reviewbot.queue.functions import FINISH_FUNCTION
 from reviewbot.queue.worker import redis_settings
 from reviewbot.settings import Settings
 from tests.conftest import REPO

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from redis.asyncio import Redis
 
-from reviewbot.queue import keys
+from reviewbot.queue import functions
 from reviewbot.queue.enqueue import store_job
 from reviewbot.queue.worker import redis_settings
 from reviewbot.settings import Settings
@@ -193,11 +193,11 @@ async def test_a_job_queued_by_the_old_free_text_classifier_dismisses_nothing(
     [root] = fake_github.review_comments[(REPO, 7)]
     reply = fake_github.add_review_reply(REPO, 7, root["id"], "This is NOT a false positive. Won't fix? No!")
     fake_github.permissions["maintainer-mo"] = "write"
-    pool = await create_pool(redis_settings(redis_url), job_serializer=keys.serialize,
-                             job_deserializer=keys.deserialize)
+    pool = await create_pool(redis_settings(redis_url), job_serializer=functions.serialize,
+                             job_deserializer=functions.deserialize)
     try:
         for old in ("won't fix", "false positive", "intended", "dismissed"):
-            await store_job(pool, keys.CONVERSATION_FUNCTION, (INSTALLATION, REPO, 7, reply["id"], root["id"],
+            await store_job(pool, functions.CONVERSATION_FUNCTION, (INSTALLATION, REPO, 7, reply["id"], root["id"],
                                                                "maintainer-mo", False, False, old),
                             {}, f"old-{old}")
         await run_worker_until_idle(settings, redis_url)

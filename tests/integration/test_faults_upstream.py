@@ -12,8 +12,8 @@ from redis.asyncio import Redis
 from reviewbot.app.auth import InstallationTokens
 from reviewbot.app.credentials import InstallationCredentials
 from reviewbot.app.port import GitHubPort
-from reviewbot.queue import keys
 from reviewbot.settings import Settings
+from reviewbot.state import keys
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, findings_json

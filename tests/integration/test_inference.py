@@ -13,7 +13,7 @@ from redis.asyncio import Redis
 
 from reviewbot.inference.pricing import cost
 from reviewbot.inference.ratelimit import RequestBucket
-from reviewbot.queue.worker import make_worker
+from reviewbot.jobs.registry import service_worker
 from reviewbot.settings import Settings
 from reviewbot.settings.catalogue import DEFAULT_PRICES
 from tests.conftest import REPO
@@ -44,7 +44,7 @@ async def test_capacity_errors_go_to_the_async_queue_and_free_the_worker(
     fake_model.script_reply(findings_json([bug_finding()]))  # what the queued request answers
     fake_model.async_polls_before_done = 1
     deliver(web, "pull_request", payload("pull_request.opened", open_pull(fake_github)))
-    worker = make_worker(settings, redis_url, burst=True, handle_signals=False)
+    worker = service_worker(settings, redis_url, burst=True, handle_signals=False)
     try:
         await worker.async_run()
     finally:

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from reviewbot.queue import keys
+from reviewbot.queue import functions
 from reviewbot.queue.enqueue import enqueue_review
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.queue.worker import redis_settings
@@ -72,8 +72,8 @@ async def test_the_same_request_run_twice_posts_once(
 
     pull = fake_github.add_pull(REPO, 7, base_files={"app/io.py": BASE}, head_files={"app/io.py": HEAD_1})
     fake_model.script_reply(findings_json([finding(2, "File handle is never closed")]))
-    pool = await create_pool(redis_settings(redis_url), job_serializer=keys.serialize,
-                             job_deserializer=keys.deserialize)
+    pool = await create_pool(redis_settings(redis_url), job_serializer=functions.serialize,
+                             job_deserializer=functions.deserialize)
     try:
         for _ in range(2):  # e.g. a worker that died after posting: arq runs the same job again
             request = ReviewRequest(INSTALLATION, REPO, 7, pull["head"]["sha"], trigger="opened", run="guid-1")

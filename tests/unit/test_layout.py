@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ REVIEW_MAY_IMPORT = {"review", "model", "errors"}
 
 
 def _unit(module: str) -> str:
-    """`reviewbot.queue.keys` → `queue`; `reviewbot.settings` → `settings`."""
+    """`reviewbot.queue.enqueue` → `queue`; `reviewbot.settings` → `settings`."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]
 
@@ -31,7 +32,7 @@ def _imports() -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 targets.update(a.name for a in node.names if a.name.startswith("reviewbot."))
             elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "reviewbot":
-                # `from reviewbot.queue import keys` imports the module reviewbot.queue.keys, not the package
+                # `from reviewbot.state import keys` imports the module reviewbot.state.keys, not the package
                 for alias in node.names:
                     name = f"{node.module}.{alias.name}"
                     targets.add(name if _is_module(name) else node.module)
@@ -43,15 +44,9 @@ def _is_module(name: str) -> bool:
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
-# Where the worker is assembled from its jobs: like the CLI, it may import every package (module cycles still count).
-COMPOSITION_ROOTS = {"reviewbot.queue.worker"}
-
-
 def _package_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for module, targets in _imports().items():
-        if module in COMPOSITION_ROOTS:
-            continue
         graph.setdefault(_unit(module), set()).update(_unit(t) for t in targets if _unit(t) != _unit(module))
     return graph
 
@@ -103,15 +98,43 @@ def test_no_import_cycle_between_modules() -> None:
     assert _cycles(graph) == []
 
 
-def test_only_the_cli_and_the_web_lifespan_import_the_worker() -> None:
+def test_only_the_cli_and_the_web_lifespan_assemble_the_worker() -> None:
+    assemblers = sorted(module for module, targets in _imports().items() if "reviewbot.jobs.registry" in targets)
+    assert assemblers == ["reviewbot.cli.service", "reviewbot.webhooks.server"]
     importers = sorted(module for module, targets in _imports().items() if "reviewbot.queue.worker" in targets)
-    assert importers == ["reviewbot.cli.service", "reviewbot.webhooks.server"]
+    assert importers == ["reviewbot.jobs.registry"]
+
+
+def test_the_queue_imports_no_job_and_no_review_logic() -> None:
+    offending = {module: sorted(t for t in targets if _unit(t) in ("jobs", "review", "audit", "action", "webhooks"))
+                 for module, targets in _imports().items() if _unit(module) == "queue"}
+    assert {m: t for m, t in offending.items() if t} == {}
+
+
+def test_only_the_neutral_contract_stands_at_the_package_root() -> None:
+    loose = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert loose == ["__init__.py", "__main__.py", "errors.py", "model.py"]
+
+
+def test_every_redis_key_is_named_in_the_state_tables() -> None:
+    """A reader finds every key the service writes in reviewbot/state/*keys.py (docs/operations.md lists them)."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent.name == "state" and path.name.endswith("keys.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            text = node.value if isinstance(node, ast.Constant) else (
+                node.values[0].value if isinstance(node, ast.JoinedStr) and node.values
+                and isinstance(node.values[0], ast.Constant) else None)
+            if isinstance(text, str) and re.match(r"reviewbot:\S", text):  # "reviewbot: …" is a message
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert found == []
 
 
 def test_the_queue_holds_only_queue_plumbing() -> None:
     queue = sorted(path.stem for path in (PACKAGE / "queue").glob("*.py") if path.stem != "__init__")
-    assert queue == ["cpu", "embedded", "enqueue", "keys", "observed", "request", "retries", "slots", "steady", "tries",
-                     "worker"]
+    assert queue == ["cpu", "embedded", "enqueue", "functions", "observed", "request", "retries", "slots", "steady",
+                     "tries", "worker"]
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

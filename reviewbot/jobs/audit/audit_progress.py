@@ -6,9 +6,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.audit.service_state import AuditStore, record_key
+from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import GitHubError, RetryableError
 from reviewbot.jobs.audit.audit_text import progress_text, result_text
+from reviewbot.state.audit_keys import edited_key
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
@@ -35,7 +36,7 @@ async def maybe_progress(port: GitHubPort, redis: Any, record: dict[str, Any]) -
     """Edit the answer with the progress so far, unless another chunk did within EVERY_S seconds."""
     if not record.get("comment_id"):
         return
-    if not await redis.set(f"{record_key(record['id'])}:edited", "1", nx=True, ex=EVERY_S):
+    if not await redis.set(edited_key(record['id']), "1", nx=True, ex=EVERY_S):
         return
     store = AuditStore(redis)
     done, failed = await store.results(record["id"])

@@ -7,13 +7,12 @@ import time
 from collections import Counter
 from typing import Any
 
-from reviewbot.audit.service_state import TTL_S, record_key
 from reviewbot.jobs.audit.audit_target import pull_number
-from reviewbot.jobs.audit.job_ids import finish_job_id
 from reviewbot.model import Usage
 from reviewbot.observe.ledger import AUDITED, Entry, Ledger
 from reviewbot.queue.observed import savings
 from reviewbot.settings import Settings
+from reviewbot.state.audit_keys import TTL_S, finish_job_id, ledger_once
 
 
 def audit_entry(record: dict[str, Any], settings: Settings, now: float) -> Entry:
@@ -47,5 +46,5 @@ async def record_audit(redis: Any, settings: Settings, record: dict[str, Any], n
     """Append the audit's entry unless it is there already (a finishing job run again); True when written now."""
     at = time.time() if now is None else now
     return await Ledger(redis, settings.ledger_days).record_once(audit_entry(record, settings, at), now=at,
-                                                               once=f"{record_key(str(record['id']))}:ledger",
+                                                               once=ledger_once(str(record['id'])),
                                                                ttl_s=TTL_S)

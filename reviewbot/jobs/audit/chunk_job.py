@@ -20,13 +20,14 @@ from reviewbot.inference.budget import DailyBudget
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import maybe_progress
 from reviewbot.jobs.audit.chunk_input import audit_affinity, audit_reviewer, audit_tree, chunk_request, still_waiting
-from reviewbot.jobs.audit.job_ids import FINISH_FUNCTION, chunk_job_id, finish_job_id, hold_id
 from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current
 from reviewbot.observe.metrics import AUDIT_CHUNKS, AUDIT_COST, AUDIT_TOKENS, Batch
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import store_job
+from reviewbot.queue.functions import FINISH_FUNCTION
 from reviewbot.repos.cache import DirSnapshot
+from reviewbot.state.audit_keys import chunk_job_id, finish_job_id, hold_id
 
 if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps

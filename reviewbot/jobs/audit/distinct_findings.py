@@ -15,12 +15,12 @@ from reviewbot.errors import ModelPermanent
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.verify_request import StructuredVerifier
 from reviewbot.jobs.audit.chunk_input import audit_affinity, audit_reviewer, chunk_request
-from reviewbot.jobs.audit.job_ids import finish_job_id
 from reviewbot.model import Usage
 from reviewbot.repos.cache import DirSnapshot
 from reviewbot.review.config import RepoConfig, precision, with_security
 from reviewbot.review.findings.schema import Finding
 from reviewbot.review.findings.verification import apply_verdicts
+from reviewbot.state.audit_keys import finish_job_id
 
 if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps

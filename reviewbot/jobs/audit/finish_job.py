@@ -25,13 +25,14 @@ from reviewbot.jobs.audit.audit_usage import record_audit
 from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
-from reviewbot.jobs.audit.job_ids import POLL_FUNCTION, finish_job_id, hold_id, poll_job_id
 from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import store_job
+from reviewbot.queue.functions import POLL_FUNCTION
 from reviewbot.repos.cache import DirSnapshot
 from reviewbot.review.findings.schema import SEVERITY_RANK
+from reviewbot.state.audit_keys import finish_job_id, hold_id, poll_job_id
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort

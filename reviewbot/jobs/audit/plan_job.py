@@ -24,23 +24,17 @@ from reviewbot.jobs.audit.audit_target import head_of, pull_number
 from reviewbot.jobs.audit.audit_text import busy_text, plan_text
 from reviewbot.jobs.audit.chunk_input import audit_tree
 from reviewbot.jobs.audit.chunk_job import audit_budget
-from reviewbot.jobs.audit.job_ids import (
-    CHUNK_FUNCTION,
-    FINISH_FUNCTION,
-    chunk_job_id,
-    finish_job_id,
-    hold_id,
-    plan_job_id,
-)
 from reviewbot.jobs.audit.push_job import PUSH_TRIGGER, owe_push, recheck_s
 from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.queue import retries
 from reviewbot.queue.cpu import HANDOFF_S
 from reviewbot.queue.enqueue import store_job
+from reviewbot.queue.functions import CHUNK_FUNCTION, FINISH_FUNCTION
 from reviewbot.repos.cache import DirSnapshot
 from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.publish.markdown import neutralize_inline
 from reviewbot.settings.catalogue import Price
+from reviewbot.state.audit_keys import chunk_job_id, finish_job_id, hold_id, plan_job_id
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort

@@ -12,8 +12,9 @@ from arq import Retry
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.jobs.audit.triggers import start_audit
 from reviewbot.jobs.pr_review.gates import load_config
-from reviewbot.queue import keys, retries
+from reviewbot.queue import functions, retries
 from reviewbot.queue.enqueue import Stored, store_job
+from reviewbot.state import keys
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
@@ -31,7 +32,7 @@ def recheck_s(settings: Settings) -> float:
 
 async def owe_push(redis: Any, installation_id: int, repo: str, branch: str, defer_s: float) -> Stored:
     """Queue (again) the branch's push job `defer_s` from now; a push job already waiting is enough."""
-    return await store_job(redis, keys.PUSH_AUDIT_FUNCTION, (installation_id, repo, branch), {},
+    return await store_job(redis, functions.PUSH_AUDIT_FUNCTION, (installation_id, repo, branch), {},
                            keys.push_audit_job_id(repo, branch), defer_s=defer_s)
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reviewbot.jobs.audit.job_ids import PLAN_FUNCTION, audit_id, plan_job_id
 from reviewbot.queue.enqueue import Stored, store_job
+from reviewbot.queue.functions import PLAN_FUNCTION
+from reviewbot.state.audit_keys import audit_id, plan_job_id
 
 
 async def start_audit(pool: Any, installation_id: int, repo: str, *, branch: str = "", paths: list[str] | None = None,

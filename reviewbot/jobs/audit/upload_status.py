@@ -14,8 +14,8 @@ from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import PermanentError, RetryableError, SarifRejected, Waiting
 from reviewbot.jobs.audit.audit_progress import edit_answer
 from reviewbot.jobs.audit.audit_record import published_text
-from reviewbot.jobs.audit.job_ids import poll_job_id
 from reviewbot.queue import retries
+from reviewbot.state.audit_keys import poll_job_id
 
 if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps

@@ -6,7 +6,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from reviewbot.queue import keys
+from reviewbot.state import keys
 
 PER_PR = 10  # review commands per pull request per hour
 PER_USER = 30  # review commands per person per hour, over every repository of the installation

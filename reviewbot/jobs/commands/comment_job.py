@@ -10,10 +10,10 @@ from reviewbot.commands.comment_commands import help_text
 from reviewbot.jobs.audit.audit_target import pull_ref
 from reviewbot.jobs.audit.triggers import start_audit
 from reviewbot.jobs.commands.command_limits import first_telling, over_limit
-from reviewbot.queue import keys, retries
+from reviewbot.queue import retries
 from reviewbot.queue.enqueue import enqueue_review
-from reviewbot.queue.request import ReviewRequest
-from reviewbot.review.findings.security import SECURITY_TRIGGER
+from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
+from reviewbot.state import keys
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort

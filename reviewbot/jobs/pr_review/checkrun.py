@@ -9,8 +9,8 @@ from typing import Any
 
 from reviewbot.app.port import GitHubPort
 from reviewbot.errors import PermanentError, RetryableError
-from reviewbot.queue import keys
 from reviewbot.review.publish.markdown import neutralize
+from reviewbot.state import keys
 
 log = logging.getLogger(__name__)
 CHECK_NAME = "reviewbot"

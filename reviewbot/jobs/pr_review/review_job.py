@@ -24,8 +24,8 @@ from reviewbot.jobs.pr_review.pr_prompt import pr_prompt
 from reviewbot.jobs.pr_review.screenshots import screenshots
 from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current, note_review
-from reviewbot.queue import keys, retries
-from reviewbot.queue.request import ReviewRequest
+from reviewbot.queue import retries
+from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
 from reviewbot.review.config import (
     LoadedConfig,
     RepoConfig,
@@ -33,8 +33,8 @@ from reviewbot.review.config import (
 )
 from reviewbot.review.engine import run_review
 from reviewbot.review.findings.dismissals import Learning
-from reviewbot.review.findings.security import SECURITY_TRIGGER
 from reviewbot.review.prompt.calibration import prompt_chars
+from reviewbot.state import keys
 from reviewbot.state.learnings_store import Learnings, from_config
 
 if TYPE_CHECKING:

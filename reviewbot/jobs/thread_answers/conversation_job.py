@@ -18,7 +18,8 @@ from reviewbot.jobs.thread_answers.dismissal import thread_command
 from reviewbot.jobs.thread_answers.question_limits import count_question
 from reviewbot.jobs.thread_answers.thread_prompt import ask_model
 from reviewbot.observe.jobcontext import current
-from reviewbot.queue import keys, retries
+from reviewbot.queue import retries
+from reviewbot.state import keys
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort

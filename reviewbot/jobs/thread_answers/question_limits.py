@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from reviewbot.queue import keys
+from reviewbot.state import keys
 
 # KEYS: the question's mark, the PR's counter, the person's counter. ARGV: TTL s, PR limit, person limit.
 # 0: counted now or before (a job tries again after a busy model or a queued request: the same question);
@@ -24,11 +24,6 @@ return 0
 TTL_S = 2 * 86_400
 
 
-def question_mark_key(installation_id: int, comment_id: int) -> str:
-    """Set once a question (a review comment, by id) is counted: its job's later tries do not count it again."""
-    return f"{keys.PREFIX}:conversations:counted:{installation_id}:{comment_id}"
-
-
 async def count_question(redis: Any, installation_id: int, repo: str, number: int, author: str, comment_id: int,
                          pr_limit: int, person_limit: int) -> bool:
     """Count this question once against the PR's and the person's daily limits (the person's over every
@@ -36,6 +31,6 @@ async def count_question(redis: Any, installation_id: int, repo: str, number: in
     day = time.strftime("%Y-%m-%d", time.gmtime())
     pr = keys.conversation_count_key(f"{repo}#{number}", day)
     person = keys.conversation_count_key(f"user:{installation_id}:{author.lower()}", day)
-    hit = await redis.eval(COUNT, 3, question_mark_key(installation_id, comment_id), pr, person, TTL_S, pr_limit,
+    hit = await redis.eval(COUNT, 3, keys.question_mark_key(installation_id, comment_id), pr, person, TTL_S, pr_limit,
                            person_limit)
     return int(hit) == 0

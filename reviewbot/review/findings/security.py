@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from reviewbot.review.findings.schema import Finding
 
-SECURITY_TRIGGER = "security-review"  # the review job's trigger for `@app security-review`
-
 # Item → the CWE ids the model should reach for first; the prompt lists them so tags are consistent.
 CHECKLIST_ITEMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Injection", "untrusted input reaching SQL, a shell, a template, an HTML page, eval or a query language "
