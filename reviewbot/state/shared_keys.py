@@ -28,7 +28,7 @@ def charged_key(installation_id: int, once: str) -> str:
 
 
 def ratelimit_key(account: str) -> str:
-    """The model account's token bucket (expires when full)."""
+    """The model account's token bucket (1 hour after its last use)."""
     return f"{PREFIX}:ratelimit:{account}"
 
 
