@@ -19,7 +19,6 @@ from redis import Redis
 
 from reviewbot.errors import DiffError
 from reviewbot.model import Usage
-from reviewbot.observe.metrics import PREFIX as METRICS_PREFIX
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import parse_diff, render_numbered
 from reviewbot.review.findings.anchoring import anchor
@@ -27,6 +26,7 @@ from reviewbot.review.findings.schema import Finding
 from reviewbot.review.publish.markdown import ReviewReport
 from reviewbot.review.publish.posting import plan
 from reviewbot.settings import Settings
+from reviewbot.state.shared_keys import METRICS_PREFIX
 from reviewbot.webhooks.server import create_app
 from reviewbot.webhooks.signature import sign
 from tests.conftest import WEBHOOK_SECRET
