@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from reviewbot.audit.service_record import AuditRecord, AuditUsage, ChunkResult, PlannedChunk, Publication
+from reviewbot.jobs.audit.audit_target import category_branch
 from reviewbot.model import Usage
 
 SQLI: dict[str, Any] = {"path": "app/db.py", "line": 3, "start_line": None, "side": "RIGHT", "severity": "critical",
@@ -86,6 +87,7 @@ def test_records_of_older_versions_load_with_defaults_for_what_they_lack() -> No
     assert (record.base_branch, record.repo_url, record.related, record.parsed, record.comment_id) == ("", "", 0, 0,
                                                                                                       None)
     assert record.chunks[0].estimate_tokens == 0 and record.publication is None and record.evidence_dropped == 0
+    assert category_branch(record) == "main"  # no base branch written: the audited branch's category
     again = written_again(record)
     assert "chunks_done" not in again and "chunks_failed" not in again  # `recent()`'s counts are not the record's
     assert {k: again[k] for k in FIRST if k not in ("chunks_done", "chunks_failed", "chunks")} == {
