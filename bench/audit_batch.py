@@ -41,6 +41,7 @@ from bench.audit_workers import (
 )
 from bench.readme import write_section
 from bench.realcode import django_repo, tree_files
+from reviewbot.audit.service_record import ListedAudit
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.queue.embedded import EmbeddedRedis
 from tests.fakes.github import FakeGitHub
@@ -73,7 +74,7 @@ def split(files: dict[str, str], n: int) -> list[dict[str, str]]:
     return parts
 
 
-async def records(redis_url: str) -> list[dict[str, Any]]:
+async def records(redis_url: str) -> list[ListedAudit]:
     client = Redis.from_url(redis_url)
     try:
         return await AuditStore(client).recent(1_000)
@@ -121,9 +122,9 @@ def run(workers: int, args: argparse.Namespace, split_parts: list[dict[str, str]
                                      OUT / f"audit_batch-{name}-{i}.log"))
             deadline = started + args.timeout
             while len(done_at) < len(repos) and time.monotonic() < deadline:
-                for record in asyncio.run(records(url)):
-                    if finished(record) and record["repo"] not in done_at:
-                        done_at[record["repo"]] = round(time.monotonic() - started, 1)
+                for audit in asyncio.run(records(url)):
+                    if finished(audit) and audit.record.repo not in done_at:
+                        done_at[audit.record.repo] = round(time.monotonic() - started, 1)
                 time.sleep(0.5)
             wall, harness_cpu = time.monotonic() - started, time.process_time() - harness_cpu
             seen = {i: usage(p.proc.pid) for i, p in enumerate(procs) if p.proc.poll() is None}
@@ -137,21 +138,21 @@ def run(workers: int, args: argparse.Namespace, split_parts: list[dict[str, str]
         "harness_cpu_s": round(harness_cpu, 1)}  # the fake GitHub and fake model (threads of this process)
 
 
-def result(name: str, workers: int, final: list[dict[str, Any]], done_at: dict[str, float], wall: float,
+def result(name: str, workers: int, final: list[ListedAudit], done_at: dict[str, float], wall: float,
            seen: dict[int, dict[str, float]], github: FakeGitHub, model: FakeModel,
            procs: list[Process]) -> dict[str, Any]:
     bill = paid(model.async_calls, model.served)
     # Per audit: the same chunk number exists in every audit, so the work key is paired with the audit's affinity.
     keys = Counter(f"{affinity} {request_key(body)}" for body, affinity, _ in model.queued.values())
-    chunks = sum(len(r.get("chunks") or []) for r in final)
+    chunks = sum(len(a.record.chunks) for a in final)
     cpu = sum(s["cpu_s"] for s in seen.values())
     uploads = list(github.sarif_uploads.values())
     return {
-        "run": name, "workers": workers, "audits": len(final), "done": sum(r.get("status") == "done" for r in final),
-        "chunks": chunks, "chunks_done": sum(int(r.get("chunks_done") or 0) for r in final),
-        "chunks_per_audit": sorted(len(r.get("chunks") or []) for r in final),
-        "not_audited": sum(len(r.get("not_audited") or []) for r in final),
-        "findings": sum(len(r.get("findings") or []) for r in final), "wall_s": round(wall, 1),
+        "run": name, "workers": workers, "audits": len(final), "done": sum(a.record.status == "done" for a in final),
+        "chunks": chunks, "chunks_done": sum(a.chunks_done for a in final),
+        "chunks_per_audit": sorted(len(a.record.chunks) for a in final),
+        "not_audited": sum(len(a.record.not_audited) for a in final),
+        "findings": sum(len(a.record.findings) for a in final), "wall_s": round(wall, 1),
         "audit_done_s": sorted(done_at.values()),
         "chunks_per_min": round(chunks / wall * 60, 2) if wall else 0.0, "worker_cpu_s": round(cpu, 1),
         "cpu_s_per_m_prompt": round(cpu / (bill.prompt / 1e6), 2) if bill.prompt else 0,

@@ -31,6 +31,7 @@ from bench.audit_workers_text import readme_text
 from bench.readme import write_section
 from bench.realcode import django_repo, tree_files
 from bench.worker_load import peak
+from reviewbot.audit.service_record import ListedAudit
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.queue.embedded import EmbeddedRedis
 from tests.fakes.github import FakeGitHub
@@ -64,7 +65,7 @@ def environment(args: argparse.Namespace, github: FakeGitHub, model: FakeModel, 
             **LIMITS, **({"REVIEWBOT_AUDIT_CHUNK_TOKENS": str(args.chunk_tokens)} if args.chunk_tokens else {})}
 
 
-async def latest(redis_url: str) -> dict[str, Any] | None:
+async def latest(redis_url: str) -> ListedAudit | None:
     client = Redis.from_url(redis_url)
     try:
         return next(iter(await AuditStore(client).recent()), None)
@@ -79,10 +80,11 @@ def usage(pid: int) -> dict[str, float]:
             "peak_rss_mb": round(hwm, 1)}
 
 
-def finished(record: dict[str, Any] | None) -> bool:
+def finished(audit: ListedAudit | None) -> bool:
     """Done, and its publication settled (code scanning processed the upload, or the fallback was written)."""
-    return (record is not None and record.get("status") == "done"
-            and (record.get("publication") or {}).get("status") != "processing")
+    publication = audit.record.publication if audit is not None else None
+    return (audit is not None and audit.record.status == "done"
+            and (publication.status if publication is not None else None) != "processing")
 
 
 def run(name: str, workers: int, kill: bool, args: argparse.Namespace, files: dict[str, str],
@@ -113,12 +115,12 @@ def run(name: str, workers: int, kill: bool, args: argparse.Namespace, files: di
                 raise SystemExit(f"`reviewbot audit --repo` failed: {asked.stderr}")
             killed: dict[str, Any] = {}
             deadline = started + args.timeout
-            while not finished(record := asyncio.run(latest(url))) and time.monotonic() < deadline:
-                if kill and not killed and record and record.get("chunks_done", 0) >= len(record["chunks"]) // 2:
+            while not finished(audit := asyncio.run(latest(url))) and time.monotonic() < deadline:
+                if kill and not killed and audit and audit.chunks_done >= len(audit.record.chunks) // 2:
                     seen[0] = usage(procs[0].proc.pid)
                     procs[0].kill()
-                    killed = {"at_s": round(time.monotonic() - started, 1), "chunks_done": record["chunks_done"],
-                              "chunks": len(record["chunks"])}
+                    killed = {"at_s": round(time.monotonic() - started, 1), "chunks_done": audit.chunks_done,
+                              "chunks": len(audit.record.chunks)}
                 time.sleep(0.5)
             wall = time.monotonic() - started
             harness_cpu = time.process_time() - harness_cpu
@@ -128,30 +130,31 @@ def run(name: str, workers: int, kill: bool, args: argparse.Namespace, files: di
                 p.stop()
             redis.stop()
             shutil.rmtree(data, ignore_errors=True)
-    return result(name, workers, killed, record, wall, harness_cpu, seen, github, model, procs)
+    return result(name, workers, killed, audit, wall, harness_cpu, seen, github, model, procs)
 
 
-def result(name: str, workers: int, killed: dict[str, Any], record: dict[str, Any] | None, wall: float,
+def result(name: str, workers: int, killed: dict[str, Any], audit: ListedAudit | None, wall: float,
            harness_cpu: float, seen: dict[int, dict[str, float]], github: FakeGitHub, model: FakeModel,
            procs: list[Process]) -> dict[str, Any]:
-    record = record or {}
+    record = audit.record if audit is not None else None
     bill = paid(model.async_calls, model.served)
     uploads = list(github.sarif_uploads.values())
-    chunks = len(record.get("chunks") or [])
+    chunks = len(record.chunks) if record else 0
     cpu = sum(s["cpu_s"] for s in seen.values())
     return {
-        "run": name, "workers": workers, "killed": killed or None, "status": record.get("status"),
-        "chunks": chunks, "chunks_done": record.get("chunks_done"), "not_audited": len(record.get("not_audited") or []),
-        "findings": len(record.get("findings") or []), "wall_s": round(wall, 1),
+        "run": name, "workers": workers, "killed": killed or None, "status": record.status if record else None,
+        "chunks": chunks, "chunks_done": audit.chunks_done if audit else None,
+        "not_audited": len(record.not_audited) if record else 0,
+        "findings": len(record.findings) if record else 0, "wall_s": round(wall, 1),
         "chunks_per_min": round(chunks / wall * 60, 2) if wall else 0.0,
         "worker_cpu_s": round(cpu, 1), "cpu_s_per_m_prompt": round(cpu / (bill.prompt / 1e6), 2) if bill.prompt else 0,
         "worker_peak_rss_mb": [seen[i]["peak_rss_mb"] for i in sorted(seen)], "harness_cpu_s": round(harness_cpu, 1),
         "requests_submitted": bill.submitted, "requests_served": bill.served, "chunk_keys": bill.chunks,
         "verification_keys": bill.verifications, "paid_twice": bill.twice, "prompt_tokens": bill.prompt,
         "cached_share": round(bill.cache_share, 4), "usd": round(bill.usd, 2), "record_spent_usd":
-        record.get("spent_usd"), "estimate_usd": record.get("estimate_usd"),
+        audit.spent_usd if audit else None, "estimate_usd": record.estimate_usd if record else None,
         "sarif_uploads": len(uploads), "sarif_errors": sum(len(u["errors"]) for u in uploads),
-        "publication": (record.get("publication") or {}).get("status"),
+        "publication": record.publication.status if record and record.publication else None,
         "took_over": bool(workers > 1 and "audit_chunk" in procs[-1].text()),
         "handed_over": handed_over(procs[0].text(), procs[-1].text()) if killed else None,
         "load_avg": [round(v, 2) for v in os.getloadavg()], "violations": model.violations[:5],

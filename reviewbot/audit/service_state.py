@@ -9,6 +9,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from reviewbot.audit.service_record import AuditRecord, ChunkResult, ListedAudit
 from reviewbot.state.audit_keys import (
     INDEX_KEY,
     LOCK_TTL_S,
@@ -66,16 +67,16 @@ class AuditStore:
         if holder is not None and holder.decode() == audit_id:
             await self.redis.delete(key)
 
-    async def save(self, record: dict[str, Any]) -> None:
+    async def save(self, audit: AuditRecord) -> None:
         """The audit's record (written by the planning and the finishing job, one at a time)."""
-        audit_id = record["id"]
+        audit_id, record = audit.id, audit.as_json()
         await self.redis.set(record_key(audit_id), json.dumps(record), ex=TTL_S)
         await self.redis.zadd(INDEX_KEY, {audit_id: float(record.get("created") or time.time())})
         await self.redis.zremrangebyrank(INDEX_KEY, 0, -KEEP_AUDITS - 1)
 
-    async def load(self, audit_id: str) -> dict[str, Any] | None:
+    async def load(self, audit_id: str) -> AuditRecord | None:
         raw = await self.redis.get(record_key(audit_id))
-        return dict(json.loads(raw)) if raw else None
+        return AuditRecord.from_json(json.loads(raw)) if raw else None
 
     async def save_plan(self, audit_id: str, plan: dict[str, Any]) -> None:
         await self.redis.set(plan_key(audit_id), json.dumps(plan), ex=TTL_S)
@@ -110,13 +111,13 @@ class AuditStore:
         raw = await self.redis.get(plan_key(audit_id))
         return dict(json.loads(raw)) if raw else None
 
-    async def settle(self, audit_id: str, index: int, *, done: dict[str, Any] | None = None,
+    async def settle(self, audit_id: str, index: int, *, done: ChunkResult | None = None,
                      failed: str | None = None) -> tuple[bool, int]:
         """Store chunk `index`'s outcome (its result, or why it was not audited) unless it has one;
         (stored now, chunks with an outcome)."""
         ours, other = ((done_key(audit_id), failed_key(audit_id)) if done is not None
                        else (failed_key(audit_id), done_key(audit_id)))
-        value = json.dumps(done) if done is not None else str(failed)
+        value = json.dumps(done.as_json()) if done is not None else str(failed)
         stored, settled = await self.redis.eval(SETTLE, 2, ours, other, str(index), value, TTL_S)
         return bool(stored), int(settled)
 
@@ -124,26 +125,27 @@ class AuditStore:
         return bool(await self.redis.hexists(done_key(audit_id), str(index))
                     or await self.redis.hexists(failed_key(audit_id), str(index)))
 
-    async def results(self, audit_id: str) -> tuple[dict[int, dict[str, Any]], dict[int, str]]:
+    async def results(self, audit_id: str) -> tuple[dict[int, ChunkResult], dict[int, str]]:
         done = {int(k): json.loads(v) for k, v in (await self.redis.hgetall(done_key(audit_id))).items()}
         failed = {int(k): v.decode() for k, v in (await self.redis.hgetall(failed_key(audit_id))).items()}
-        return done, failed
+        return {i: ChunkResult.from_json(d) for i, d in done.items()}, failed
 
     async def counts(self, audit_id: str) -> tuple[int, int]:
         return int(await self.redis.hlen(done_key(audit_id))), int(await self.redis.hlen(failed_key(audit_id)))
 
-    async def recent(self, limit: int = 20) -> list[dict[str, Any]]:
+    async def recent(self, limit: int = 20) -> list[ListedAudit]:
         """The newest audits first, each with its chunks done and failed so far."""
         ids = [i.decode() for i in await self.redis.zrevrange(INDEX_KEY, 0, limit - 1)]
         found = []
         for audit_id in ids:
             record = await self.load(audit_id)
             if record is not None:
-                record["chunks_done"], record["chunks_failed"] = await self.counts(audit_id)
-                if record.get("status") == "running":  # spent so far, from the chunks done
+                chunks_done, chunks_failed = await self.counts(audit_id)
+                spent = record.spent_usd
+                if record.status == "running":  # spent so far, from the chunks done
                     done, _ = await self.results(audit_id)
-                    record["spent_usd"] = round(sum(float(d["usage"].get("cost_usd") or 0) for d in done.values()), 4)
-                found.append(record)
+                    spent = round(sum(d.usage.cost_usd for d in done.values()), 4)
+                found.append(ListedAudit(record, chunks_done, chunks_failed, spent))
         return found
 
     async def baseline(self, repo: str, branch: str) -> dict[str, dict[str, Any]]:

@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewbot.cli.common import redis_url
 from reviewbot.settings import Settings
+
+if TYPE_CHECKING:
+    from reviewbot.audit.service_record import ListedAudit
 
 
 def ask_service(settings: Settings, repo: str, branch: str, paths: list[str], full: bool) -> int:
@@ -47,7 +50,7 @@ def status_command(settings: Settings, repo: str | None) -> int:
 
     from reviewbot.audit.service_state import AuditStore
 
-    async def run(url: str) -> list[dict[str, Any]]:
+    async def run(url: str) -> list[ListedAudit]:
         client = Redis.from_url(url)
         try:
             return await AuditStore(client).recent(50)
@@ -60,7 +63,7 @@ def status_command(settings: Settings, repo: str | None) -> int:
     finally:
         if embedded is not None:
             embedded.stop()
-    audits = [a for a in audits if repo is None or a["repo"].lower() == repo.lower()]
+    audits = [a for a in audits if repo is None or a.record.repo.lower() == repo.lower()]
     if not audits:
         print("no audits yet")
     for a in audits:
@@ -68,16 +71,17 @@ def status_command(settings: Settings, repo: str | None) -> int:
     return 0
 
 
-def status_line(a: dict[str, Any]) -> str:
-    total = len(a["chunks"])
-    settled = a.get("chunks_done", 0) + a.get("chunks_failed", 0)
-    started = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(a["created"])))
-    where = ",".join(a["paths"]) or "all"
-    head = f"{a['id']}  {started}  {a['repo']}@{a['branch']} ({where})  {a['status']}"
-    if a["status"] == "running":
-        return f"{head}  {settled}/{total} chunks  est ${a['estimate_usd']:.2f}"
-    findings = len(a.get("findings") or [])
-    failed = len(a.get("not_audited") or {})
+def status_line(a: ListedAudit) -> str:
+    record = a.record
+    total = len(record.chunks)
+    settled = a.chunks_done + a.chunks_failed
+    started = time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(record.created)))
+    where = ",".join(record.paths) or "all"
+    head = f"{record.id}  {started}  {record.repo}@{record.branch} ({where})  {record.status}"
+    if record.status == "running":
+        return f"{head}  {settled}/{total} chunks  est ${record.estimate_usd:.2f}"
+    findings = len(record.findings)
+    failed = len(record.not_audited)
     return (f"{head}  {total} chunks ({failed} not audited)  {findings} findings  "
-            f"${float(a.get('spent_usd') or 0):.2f} of est ${a['estimate_usd']:.2f}"
-            + (f"  {a['published']}" if a.get("published") else ""))
+            f"${float(a.spent_usd or 0):.2f} of est ${record.estimate_usd:.2f}"
+            + (f"  {record.published}" if record.published else ""))

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from reviewbot.audit.service_record import ListedAudit
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.observe.access import COOKIE, authorized, secured, sign_in, token_matches
 from reviewbot.observe.charts import cache_chart, cost_chart
@@ -49,17 +50,17 @@ class AuditRow:
     published: str = ""  # where the findings went (code scanning, the tracking issue)
 
 
-def audit_row(record: dict[str, Any], now: float) -> AuditRow:
-    chunks = len(record["chunks"])
-    settled = int(record.get("chunks_done", 0)) + int(record.get("chunks_failed", 0))
+def audit_row(audit: ListedAudit, now: float) -> AuditRow:
+    record = audit.record
+    chunks = len(record.chunks)
+    settled = audit.chunks_done + audit.chunks_failed
     left = None
-    if record["status"] == "running" and settled:
-        left = round((now - float(record["created"])) / settled * (chunks - settled) / 60)
-    return AuditRow(datetime.fromtimestamp(float(record["created"]), UTC).strftime("%m-%d %H:%M"), record["repo"],
-                    record["branch"], ", ".join(record["paths"]) or "all", record["status"], chunks, settled,
-                    int(record.get("chunks_failed", 0)), float(record.get("spent_usd") or 0.0),
-                    float(record["estimate_usd"]), len(record.get("findings") or []), left,
-                    str(record.get("published") or ""))
+    if record.status == "running" and settled:
+        left = round((now - float(record.created)) / settled * (chunks - settled) / 60)
+    return AuditRow(datetime.fromtimestamp(float(record.created), UTC).strftime("%m-%d %H:%M"), record.repo,
+                    record.branch, ", ".join(record.paths) or "all", record.status, chunks, settled,
+                    audit.chunks_failed, float(audit.spent_usd or 0.0), float(record.estimate_usd),
+                    len(record.findings), left, record.published)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ outcome the stale try stored while the holder built its request."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from arq import Retry
 from arq.connections import create_pool
 
+from reviewbot.audit.service_record import ChunkResult
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import AlreadySettled, LeaseLost
 from reviewbot.jobs.audit.chunk_input import audit_affinity, audit_reviewer, audit_tree, chunk_request
@@ -45,9 +47,8 @@ async def test_a_chunk_whose_lease_was_taken_over_submits_nothing_and_its_holder
     deps = build_deps(settings, redis)
     try:
         store = AuditStore(redis)
-        record = {k: v for k, v in planned.items() if k not in ("findings", "publication")}
-        record |= {"id": "fenced", "status": "running", "chunks_done": 0, "chunks_failed": 0}
-        plan = await store.load_plan(planned["id"])
+        record = dataclasses.replace(planned, id="fenced", status="running", findings=[], publication=None)
+        plan = await store.load_plan(planned.id)
         assert plan is not None
         await store.save_plan("fenced", plan)
         await store.save(record)
@@ -83,15 +84,15 @@ async def test_a_chunk_whose_lease_was_taken_over_submits_nothing_and_its_holder
 
         # The stale try got further: it collected chunk 1's answer and stored the outcome (clearing the chunk's memo)
         # while the holder was building the same request. The holder asks the outcome right before paying.
-        port = deps.installation_port(int(record["installation_id"]))
+        port = deps.installation_port(record.installation_id)
         try:
-            root = await audit_tree(deps, port, REPO, record["sha"])
+            root = await audit_tree(deps, port, REPO, record.sha)
         finally:
             port.close()
         messages = chunk_request(record, plan, 1, DirSnapshot(root).read)
         reviewer = audit_reviewer(deps, redis, chunk_job_id("fenced", 1), root, None,
                                   functools.partial(store.outcome, "fenced", 1))
-        await store.settle("fenced", 1, done={"findings": [], "outside": 0, "usage": {}, "partial": []})
+        await store.settle("fenced", 1, done=ChunkResult(findings=[]))
         with pytest.raises(AlreadySettled):
             await reviewer.review(messages, audit_affinity(record))
         assert submissions(fake_model) == before + 1

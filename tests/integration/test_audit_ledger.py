@@ -27,17 +27,17 @@ async def test_a_finished_audit_is_one_ledger_entry_with_all_it_spent_shown_by_u
     truth = served_totals(fake_model)
 
     [entry] = await ledger_entries(redis_url)  # not one per chunk, nor per try of a chunk waiting in the queue
-    assert (entry.repo, entry.pr, entry.sha, entry.outcome, entry.trigger) == (REPO, 0, record["sha"], "audited",
+    assert (entry.repo, entry.pr, entry.sha, entry.outcome, entry.trigger) == (REPO, 0, record.sha, "audited",
                                                                               "comment")
-    assert entry.installation == INSTALLATION and entry.is_audit and entry.model == record["model"]
+    assert entry.installation == INSTALLATION and entry.is_audit and entry.model == record.model
     # Three chunks and two verifications, all through the provider's queue: every one billed is in the entry.
     assert (entry.requests, entry.async_requests) == (5, 5) == (truth["requests"], truth["requests"])
     assert (entry.prompt_tokens, entry.cached_tokens, entry.completion_tokens) == \
         (truth["prompt"], truth["cached"], truth["completion"])
-    assert entry.cost_usd == pytest.approx(truth["cost"], abs=1e-6) == pytest.approx(record["spent_usd"], abs=1e-4)
+    assert entry.cost_usd == pytest.approx(truth["cost"], abs=1e-6) == pytest.approx(record.spent_usd, abs=1e-4)
     assert entry.cost_usd > 0 and entry.saved_usd >= 0
     severity = SQLI["severity"]
-    assert getattr(entry, severity) == 1 and entry.comments == len(record["findings"]) == 1
+    assert getattr(entry, severity) == 1 and entry.comments == len(record.findings) == 1
     assert (entry.files_reviewed, entry.files_skipped) == (3, 0) and entry.duration_s > 0
 
     # The finishing job runs again (a worker died after the entry was written): still one entry.

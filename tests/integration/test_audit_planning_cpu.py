@@ -18,7 +18,7 @@ from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering
 from tests.helpers import background_worker, eventually
-from tests.integration.test_audit_service import answers, asked, audits, every_chunk_reports_the_injection
+from tests.integration.test_audit_service import answers, asked, every_chunk_reports_the_injection, listed
 
 
 @contextlib.contextmanager
@@ -66,8 +66,8 @@ async def test_a_worker_busy_planning_hands_the_next_plan_back_and_plans_it_once
             # Its core free again, the worker takes the plan at its next offer.
             await eventually(lambda: any(": done**" in c["body"] for c in answers(fake_github)), 60,
                              "the audit's result in its answer")
-            [record] = await audits(redis_url)
-            assert record["status"] == "done" and record["chunks_done"] == len(record["chunks"])
+            [audit] = await listed(redis_url)
+            assert audit.record.status == "done" and audit.chunks_done == len(audit.record.chunks)
             said = [c["body"] for c in answers(fake_github)]
             assert len(said) == 1 and "could not start" not in said[0]  # waiting for a core is not a failure
     finally:

@@ -37,14 +37,14 @@ async def test_an_audit_asked_on_a_pull_request_audits_its_head_and_shows_in_its
     assert deliver(web, "issue_comment", comment(fake_github, pull, "@reviewbot-test audit")).status_code == 202
     await run_worker_until_idle(settings, redis_url)
     audited, _ = await audits(redis_url)
-    assert (audited["branch"], audited["sha"], audited["status"]) == (f"refs/pull/{PR}/head", pull["head"]["sha"],
+    assert (audited.branch, audited.sha, audited.status) == (f"refs/pull/{PR}/head", pull["head"]["sha"],
                                                                      "done")
-    assert audited["incremental"] and [c["paths"] for c in audited["chunks"]] == [["app/db.py"]]  # only the change
-    assert audited["unchanged"] == 2 and [f["title"] for f in audited["findings"]] == [SQLI["title"]]
+    assert audited.incremental and [c.paths for c in audited.chunks] == [["app/db.py"]]  # only the change
+    assert audited.unchanged == 2 and [f["title"] for f in audited.findings] == [SQLI["title"]]
     # Uploaded for the pull request's head in the default branch's category: GitHub compares the two.
     upload = [u for u in fake_github.sarif_uploads.values() if u["ref"] == f"refs/pull/{PR}/head"]
     assert len(upload) == 1 and upload[0]["commit_sha"] == pull["head"]["sha"] and not upload[0]["errors"]
-    assert audited["category"] == main["category"] == audit_category("main", [])
+    assert audited.category == main.category == audit_category("main", [])
     assert {a["ref"] for a in fake_github.alerts(REPO, "open")} == {"refs/heads/main", f"refs/pull/{PR}/head"}
     answer = [c for c in fake_github.issue_comments[(REPO, PR)] if c["user"]["login"].endswith("[bot]")]
     assert len(answer) == 1 and f"refs/pull/{PR}/head" in answer[0]["body"] and "done**" in answer[0]["body"]
@@ -53,7 +53,7 @@ async def test_an_audit_asked_on_a_pull_request_audits_its_head_and_shows_in_its
     ask(web, fake_github, "@reviewbot-test audit")
     await run_worker_until_idle(settings, redis_url)
     again = (await audits(redis_url))[0]
-    assert again["branch"] == "main" and again["incremental"] and again["chunks"] == []
+    assert again.branch == "main" and again.incremental and again.chunks == []
     # In the usage ledger and on the dashboard, the pull request's audit names its pull request.
     assert [e.pr for e in await ledger_entries(redis_url) if e.is_audit] == [0, PR, 0]
     page = web.get("/dashboard").text
@@ -70,7 +70,7 @@ async def test_without_code_scanning_a_pull_requests_audit_answers_and_leaves_th
     assert deliver(web, "issue_comment", comment(fake_github, pull, "@reviewbot-test audit")).status_code == 202
     await run_worker_until_idle(audit_settings(env), redis_url)
     [audited] = await audits(redis_url)
-    assert audited["publication"]["where"] == "comment" and not audited["publication"].get("issue_number")
+    assert audited.publication.where == "comment" and not audited.publication.issue_number
     assert [n for (r, n) in fake_github.issues if r == REPO] == []  # no tracking issue for a pull request
     [answer] = [c for c in fake_github.issue_comments[(REPO, PR)] if c["user"]["login"].endswith("[bot]")]
     assert SQLI["title"] in answer["body"] and "code scanning is not available here" in answer["body"]

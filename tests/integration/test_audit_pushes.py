@@ -99,9 +99,9 @@ async def test_three_pushes_in_a_row_start_one_incremental_audit_of_the_last_hea
     await due_now(redis_url, JOB)
     await run_worker_until_idle(settings, redis_url)
     pushed, first = await audits(redis_url)
-    assert pushed["trigger"] == "push" and pushed["status"] == "done" and pushed["sha"] == head
-    assert pushed["incremental"] and [c["paths"] for c in pushed["chunks"]] == [["app/db.py"]]
-    assert pushed["unchanged"] == 2 and first["trigger"] == "comment"
+    assert pushed.trigger == "push" and pushed.status == "done" and pushed.sha == head
+    assert pushed.incremental and [c.paths for c in pushed.chunks] == [["app/db.py"]]
+    assert pushed.unchanged == 2 and first.trigger == "comment"
     assert await queue(redis_url) == {}
 
 
@@ -148,7 +148,7 @@ async def test_a_push_while_an_audit_of_the_branch_runs_is_audited_after_it(
     finally:
         await client.aclose()
     [record] = await audits(redis_url)
-    assert record["trigger"] == "push" and record["sha"] == fake_github.branches[(REPO, "main")]
+    assert record.trigger == "push" and record.sha == fake_github.branches[(REPO, "main")]
 
 
 async def test_a_push_audit_planned_while_another_audit_took_the_branch_is_owed_not_dropped(
@@ -171,7 +171,7 @@ async def test_a_push_audit_planned_while_another_audit_took_the_branch_is_owed_
     finally:
         await client.aclose()
     [record] = await audits(redis_url)
-    assert record["trigger"] == "push" and record["sha"] == head
+    assert record.trigger == "push" and record.sha == head
 
 
 async def until(condition: Callable[[], Awaitable[bool]], what: str, timeout: float = 60.0) -> None:
@@ -195,4 +195,4 @@ async def _only_the_push_job_waits(redis_url: str) -> bool:
 
 async def _one_done(redis_url: str) -> bool:
     found = await audits(redis_url)
-    return len(found) == 1 and found[0]["status"] == "done" and JOB not in await queue(redis_url)
+    return len(found) == 1 and found[0].status == "done" and JOB not in await queue(redis_url)

@@ -5,6 +5,7 @@ findings go: GitHub code scanning (alerts that open and close across audits), or
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ from arq.connections import create_pool
 from redis.asyncio import Redis
 
 from reviewbot.audit.sarif import audit_category
+from reviewbot.audit.service_record import AuditRecord, ListedAudit
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.jobs.deps import build_deps
 from reviewbot.queue.enqueue import store_job
@@ -76,12 +78,12 @@ def asked(web: httpx.Client, env: dict[str, str], fake_github: FakeGitHub, fake_
     return audit_settings(env)
 
 
-async def finish_again(redis_url: str, record: dict[str, Any]) -> None:
+async def finish_again(redis_url: str, record: AuditRecord) -> None:
     """As if the worker died after the finishing job did its work and before it marked the audit done."""
     client = await create_pool(redis_settings(redis_url))
     try:
-        await AuditStore(client).save(record | {"status": "running"})
-        await store_job(client, FINISH_FUNCTION, (record["id"],), {}, "reviewbot:audit-finish-again")
+        await AuditStore(client).save(dataclasses.replace(record, status="running"))
+        await store_job(client, FINISH_FUNCTION, (record.id,), {}, "reviewbot:audit-finish-again")
     finally:
         await client.aclose()
 
@@ -95,7 +97,7 @@ def verification_request(fake_model: FakeModel, candidate: str = "") -> str:
 
 
 async def first_audit(web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
-                      fake_model: FakeModel) -> tuple[Settings, dict[str, Any]]:
+                      fake_model: FakeModel) -> tuple[Settings, AuditRecord]:
     """The default branch audited once, asked on an issue: the injection confirmed, the guess refuted, the SARIF
     upload processed at its first poll. Returns the settings the worker ran with and the finished audit."""
     fake_github.sarif_pending_polls = 0
@@ -120,12 +122,17 @@ def running_when_killed(log: str) -> set[str]:
     return {job for job, mark in last.items() if mark == "→"}
 
 
-async def audits(redis_url: str) -> list[dict[str, Any]]:
+async def listed(redis_url: str) -> list[ListedAudit]:
+    """The audits as the dashboard and `audit status` list them: each record with its chunks' outcomes so far."""
     client = Redis.from_url(redis_url)
     try:
         return await AuditStore(client).recent()
     finally:
         await client.aclose()
+
+
+async def audits(redis_url: str) -> list[AuditRecord]:
+    return [audit.record for audit in await listed(redis_url)]
 
 
 async def test_an_audit_comment_on_an_issue_plans_runs_in_chunks_verifies_once_and_edits_its_answer(
@@ -137,12 +144,13 @@ async def test_an_audit_comment_on_an_issue_plans_runs_in_chunks_verifies_once_a
     ask(web, fake_github, "@reviewbot-test audit")
     await run_worker_until_idle(audit_settings(env), redis_url)
 
-    [record] = await audits(redis_url)
-    assert record["status"] == "done" and record["trigger"] == "comment" and record["branch"] == "main"
-    assert len(record["chunks"]) == 3 and record["chunks_failed"] == 0  # three files, node_modules left out
+    [audit] = await listed(redis_url)
+    record = audit.record
+    assert record.status == "done" and record.trigger == "comment" and record.branch == "main"
+    assert len(record.chunks) == 3 and audit.chunks_failed == 0  # three files, node_modules left out
     # Three chunks reported the injection: one candidate, one verification request, one finding.
-    assert record["duplicates"] == 2 and record["candidates"] == 2
-    assert [f["title"] for f in record["findings"]] == [SQLI["title"]]
+    assert record.duplicates == 2 and record.candidates == 2
+    assert [f["title"] for f in record.findings] == [SQLI["title"]]
     verifications = [c["requests"][0] for c in fake_model.async_calls if "requests" in c
                      and verification_candidates(c["requests"][0]) is not None]
     assert len(verifications) == 2  # the injection's (from the first chunk) and the HTML one's (its own chunk)
@@ -152,7 +160,7 @@ async def test_an_audit_comment_on_an_issue_plans_runs_in_chunks_verifies_once_a
     edits = [c for c in fake_github.requests if c.method == "PATCH" and c.path.endswith(f"/comments/{answer['id']}")]
     assert edits and "done**" in answer["body"] and "estimated $" in answer["body"]
     assert "User input is formatted into SQL" in answer["body"] and "1 finding(s) kept" in answer["body"]
-    assert record["spent_usd"] > 0 and record["usage"]["async_requests"] == record["usage"]["requests"] == 5
+    assert record.spent_usd > 0 and record.usage.async_requests == record.usage.requests == 5
     page = web.get("/dashboard").text
     assert 'id="audits"' in page and REPO in page
 
@@ -169,9 +177,9 @@ async def test_a_second_audit_reads_only_changed_files_and_carries_the_rest_forw
     ask(web, fake_github, "@reviewbot-test audit")
     await run_worker_until_idle(settings, redis_url)
     second, first = await audits(redis_url)
-    assert not first["incremental"] and second["incremental"]
-    assert [c["paths"] for c in second["chunks"]] == [["web/server.ts"]]
-    assert second["unchanged"] == 2 and [f["title"] for f in second["findings"]] == [SQLI["title"]]  # carried
+    assert not first.incremental and second.incremental
+    assert [c.paths for c in second.chunks] == [["web/server.ts"]]
+    assert second.unchanged == 2 and [f["title"] for f in second.findings] == [SQLI["title"]]  # carried
     shown = [c["requests"][0]["messages"][1]["content"] for c in fake_model.async_calls[first_submits:]
              if "requests" in c and verification_candidates(c["requests"][0]) is None]
     assert len(shown) == 1 and "### web/server.ts" in shown[0] and "### app/db.py" not in shown[0]
@@ -179,7 +187,7 @@ async def test_a_second_audit_reads_only_changed_files_and_carries_the_rest_forw
     ask(web, fake_github, "@reviewbot-test audit full app")
     await run_worker_until_idle(settings, redis_url)
     third = (await audits(redis_url))[0]
-    assert third["full"] and third["paths"] == ["app"] and len(third["chunks"]) == 2
+    assert third.full and third.paths == ["app"] and len(third.chunks) == 2
 
 
 async def test_a_chunk_that_keeps_failing_is_reported_as_not_audited_and_the_rest_completes(
@@ -193,8 +201,8 @@ async def test_a_chunk_that_keeps_failing_is_reported_as_not_audited_and_the_res
                                         "errors": [{"code": 3006, "message": "Request is too large"}]})
     ask(web, fake_github, "@reviewbot-test audit")
     await run_worker_until_idle(audit_settings(env), redis_url)
-    [record] = await audits(redis_url)
-    assert record["status"] == "done" and len(record["not_audited"]) == 1 and record["chunks_done"] == 2
+    [audit] = await listed(redis_url)
+    assert audit.record.status == "done" and len(audit.record.not_audited) == 1 and audit.chunks_done == 2
     [answer] = answers(fake_github)
     assert "Not audited (the rest completed)" in answer["body"]
 
@@ -219,16 +227,16 @@ async def test_the_schedule_starts_one_audit_per_period_however_many_workers_sca
     assert sorted(len(s["started"]) for s in scans) == [0, 0, 0, 1]
     await run_worker_until_idle(settings, redis_url)
     [record] = await audits(redis_url)
-    assert record["trigger"] == "schedule" and record["status"] == "done" and record["paths"] == ["app"]
+    assert record.trigger == "schedule" and record.status == "done" and record.paths == ["app"]
     # `max_usd` caps the estimate: what did not fit is left out and said so.
-    assert record["left_out"] and sum(len(c["paths"]) for c in record["chunks"]) + len(record["left_out"]) == 2
-    assert record["estimate_usd"] <= 0.02
+    assert record.left_out and sum(len(c.paths) for c in record.chunks) + len(record.left_out) == 2
+    assert record.estimate_usd <= 0.02
     # It ends in code scanning like a requested audit: one accepted upload in the category of `app` on main.
     [upload] = fake_github.sarif_uploads.values()
-    assert not upload["errors"] and upload["ref"] == "refs/heads/main" and upload["commit_sha"] == record["sha"]
-    assert record["publication"]["status"] == "complete" and record["published"].startswith("published to code")
+    assert not upload["errors"] and upload["ref"] == "refs/heads/main" and upload["commit_sha"] == record.sha
+    assert record.publication.status == "complete" and record.published.startswith("published to code")
     assert [a["category"] for a in fake_github.alerts(REPO)] == [audit_category("main", ["app"])] * len(
-        record["findings"])
+        record.findings)
 
 
 def test_two_worker_processes_finish_an_audit_asked_from_the_cli_though_one_is_killed_midway(
@@ -248,15 +256,16 @@ def test_two_worker_processes_finish_an_audit_asked_from_the_cli_though_one_is_k
         first.kill()
         killed_at = time.monotonic()
         cut = running_when_killed(first.text())
-        killed = asyncio.run(audits(redis_url))[0]
-        assert killed["status"] == "running" and killed["chunks_done"] < 9  # killed in the middle
-        wait_for(lambda: asyncio.run(audits(redis_url))[0]["status"] == "done", 120, "the audit to finish")
-        print(f"\nkilled with {killed['chunks_done']} of 9 chunks done; the audit finished "
+        killed = asyncio.run(listed(redis_url))[0]
+        assert killed.record.status == "running" and killed.chunks_done < 9  # killed in the middle
+        wait_for(lambda: asyncio.run(audits(redis_url))[0].status == "done", 120, "the audit to finish")
+        print(f"\nkilled with {killed.chunks_done} of 9 chunks done; the audit finished "
               f"{time.monotonic() - killed_at:.1f} s later")
         status = run_cli(["audit", "status"], env, tmp_path)
-    [record] = asyncio.run(audits(redis_url))
-    assert len(record["chunks"]) == 9 and record["chunks_done"] == 9 and not record["not_audited"]
-    assert [f["title"] for f in record["findings"]] == [SQLI["title"]]
+    [audit] = asyncio.run(listed(redis_url))
+    record = audit.record
+    assert len(record.chunks) == 9 and audit.chunks_done == 9 and not record.not_audited
+    assert [f["title"] for f in record.findings] == [SQLI["title"]]
     # No chunk paid twice: each request was submitted once, and the provider answered each once. The one exception
     # is inherent: the provider has no idempotency key, so a request the killed worker was submitting at that
     # instant, accepted before its id reached Redis, is submitted again by the survivor (bounded by the jobs the
@@ -278,9 +287,9 @@ async def test_an_audit_ends_in_code_scanning_and_the_next_one_closes_the_alert_
 
     [first] = await audits(redis_url)
     [upload] = fake_github.sarif_uploads.values()
-    assert not upload["errors"] and upload["ref"] == "refs/heads/main" and upload["commit_sha"] == first["sha"]
-    assert first["publication"] | {"cut": [], "errors": []} == first["publication"]
-    assert first["publication"]["status"] == "complete" and first["publication"]["results"] == 2
+    assert not upload["errors"] and upload["ref"] == "refs/heads/main" and upload["commit_sha"] == first.sha
+    assert first.publication is not None and (first.publication.cut, first.publication.errors) == ([], [])
+    assert first.publication.status == "complete" and first.publication.results == 2
     opened = {a["path"]: a for a in fake_github.alerts(REPO, "open")}
     assert sorted(opened) == ["app/db.py", "web/server.ts"]
     assert {a["category"] for a in opened.values()} == {audit_category("main", [])}
@@ -295,7 +304,7 @@ async def test_an_audit_ends_in_code_scanning_and_the_next_one_closes_the_alert_
     ask(web, fake_github, "@reviewbot-test audit full")
     await run_worker_until_idle(settings, redis_url)
     second = (await audits(redis_url))[0]
-    assert second["category"] == first["category"] and second["publication"]["results"] == 1
+    assert second.category == first.category and second.publication.results == 1
     assert len(fake_github.sarif_uploads) == 2  # one upload per audit
     assert [a["path"] for a in fake_github.alerts(REPO, "fixed")] == ["web/server.ts"]
     [kept] = fake_github.alerts(REPO, "open")
@@ -314,8 +323,8 @@ async def test_without_code_scanning_each_audit_edits_the_one_tracking_issue(
     ask(web, fake_github, "@reviewbot-test audit")
     await run_worker_until_idle(settings, redis_url)
     [first] = await audits(redis_url)
-    number = first["publication"]["issue_number"]
-    assert first["publication"]["where"] == "issue" and not fake_github.sarif_uploads
+    number = first.publication.issue_number
+    assert first.publication.where == "issue" and not fake_github.sarif_uploads
     assert [n for (r, n) in fake_github.issues if r == REPO and n != ISSUE] == [number]
     assert SQLI["title"] in fake_github.issues[(REPO, number)]["body"]
     answer = answers(fake_github)[0]["body"]
@@ -327,7 +336,7 @@ async def test_without_code_scanning_each_audit_edits_the_one_tracking_issue(
     ask(web, fake_github, "@reviewbot-test audit full")
     await run_worker_until_idle(settings, redis_url)
     second = (await audits(redis_url))[0]
-    assert second["publication"]["issue_number"] == number  # remembered from the first audit
+    assert second.publication.issue_number == number  # remembered from the first audit
     assert [n for (r, n) in fake_github.issues if r == REPO and n != ISSUE] == [number]  # never a second issue
     edits = [c for c in fake_github.requests if c.method == "PATCH" and c.path.endswith(f"/issues/{number}")]
     assert len(edits) == 1
@@ -341,7 +350,7 @@ async def test_a_finishing_job_run_again_after_its_upload_does_not_upload_twice(
     await finish_again(redis_url, record)
     await run_worker_until_idle(settings, redis_url)
     [again] = await audits(redis_url)
-    assert again["status"] == "done" and again["publication"]["sarif_id"] == record["publication"]["sarif_id"]
+    assert again.status == "done" and again.publication.sarif_id == record.publication.sarif_id
     assert len(fake_github.sarif_uploads) == 1 and len(fake_github.alerts(REPO, "open")) == 1
 
 
@@ -368,7 +377,7 @@ async def test_the_models_evidence_reaches_code_scanning_and_the_tracking_issue_
                      TREE | {"app/views.py": VIEWS})
     await run_worker_until_idle(settings, redis_url)
     [record] = await audits(redis_url)
-    assert record["evidence_dropped"] == 3 * (record["candidates"] + record["duplicates"])  # per answer, counted
+    assert record.evidence_dropped == 3 * (record.candidates + record.duplicates)  # per answer, counted
     [upload] = fake_github.sarif_uploads.values()
     assert not upload["errors"]
     [result] = upload["document"]["runs"][0]["results"]
@@ -390,7 +399,7 @@ async def test_the_models_evidence_reaches_code_scanning_and_the_tracking_issue_
     fake_github.code_scanning_off.add(REPO)  # the next audit falls back to the tracking issue
     ask(web, fake_github, "@reviewbot-test audit full")
     await run_worker_until_idle(settings, redis_url)
-    number = (await audits(redis_url))[0]["publication"]["issue_number"]
+    number = (await audits(redis_url))[0].publication.issue_number
     body = fake_github.issues[(REPO, number)]["body"]
     assert "Evidence: source `app/views.py:5` → sink `app/db.py:5`." in body
     assert "passwd" not in body and "evil" not in body

@@ -68,11 +68,11 @@ async def test_every_request_of_a_service_audit_starts_with_the_same_bytes_and_c
         fake_model: FakeModel) -> None:
     await audit_once(web, env, redis_url, fake_github, fake_model)
     [record] = await audits(redis_url)
-    assert record["status"] == "done" and len(record["chunks"]) > 3
+    assert record.status == "done" and len(record.chunks) > 3
     sent = queued(fake_model)
     chunks = [body for body, _ in sent if verification_candidates(body) is None]
-    assert len(chunks) == len(record["chunks"]) and len(sent) == len(chunks) + 2  # two findings, two checks
-    plan = await planned(redis_url, record["id"])
+    assert len(chunks) == len(record.chunks) and len(sent) == len(chunks) + 2  # two findings, two checks
+    plan = await planned(redis_url, record.id)
     head = plan["prefix"]["head"]
     assert "app/api/views.py" in head  # the repository overview is part of the shared head
     for body, _ in sent:  # the verifications re-send their chunk's request: the same start too
@@ -80,8 +80,8 @@ async def test_every_request_of_a_service_audit_starts_with_the_same_bytes_and_c
         assert system == plan["prefix"]["system"] and user.startswith(head + "\n\n## Part ")
     assert len({affinity for _, affinity in sent}) == 1 and sent[0][1]
     # Workers render each request from the audit's plan, which keeps ranges and reasons, never the code itself.
-    assert "SELECT * FROM orders" not in json.dumps(plan) + json.dumps(record) and any(plan["context"])
-    assert sorted(f["title"] for f in record["findings"]) == sorted([INJECTION["title"], TRAVERSAL["title"]])
+    assert "SELECT * FROM orders" not in json.dumps(plan) + json.dumps(record.as_json()) and any(plan["context"])
+    assert sorted(f["title"] for f in record.findings) == sorted([INJECTION["title"], TRAVERSAL["title"]])
 
 
 async def test_a_chunk_is_shown_the_caller_far_away_in_path_order_that_feeds_it_input(
@@ -105,14 +105,14 @@ async def test_an_incremental_audit_reviews_the_changed_file_with_its_callers_an
     ask(web, fake_github, "@reviewbot-test audit")
     await run_worker_until_idle(settings, redis_url)
     second, first = await audits(redis_url)
-    assert not first["incremental"] and second["incremental"] and second["status"] == "done"
-    assert sorted(p for c in second["chunks"] for p in c["paths"]) == ["app/api/views.py", "zz/storage/sql.py"]
-    assert second["unchanged"] == len(TREE) - 2 and second["related"] == 1
-    assert first["parsed"] == len(TREE) and second["parsed"] == 1  # the facts cache knew every other blob
+    assert not first.incremental and second.incremental and second.status == "done"
+    assert sorted(p for c in second.chunks for p in c.paths) == ["app/api/views.py", "zz/storage/sql.py"]
+    assert second.unchanged == len(TREE) - 2 and second.related == 1
+    assert first.parsed == len(TREE) and second.parsed == 1  # the facts cache knew every other blob
     users = [body["messages"][1]["content"] for body, _ in list(queued(fake_model))[before:]
              if verification_candidates(body) is None]
-    assert len(users) == len(second["chunks"]) and not any(audited("app/other.py", u) for u in users)
+    assert len(users) == len(second.chunks) and not any(audited("app/other.py", u) for u in users)
     # The traversal in the untouched file is carried forward; the injection was found again and verified.
-    assert sorted(f["path"] for f in second["findings"]) == ["app/other.py", "zz/storage/sql.py"]
-    assert second["carried_count"] == 1 and second["candidates"] == 1
+    assert sorted(f["path"] for f in second.findings) == ["app/other.py", "zz/storage/sql.py"]
+    assert second.carried_count == 1 and second.candidates == 1
     assert "1 file(s) that call or are called by the changed ones are audited again" in answers(fake_github)[-1]["body"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from reviewbot.audit.service_record import AuditRecord
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import GitHubError, RetryableError
 from reviewbot.jobs.audit.audit_text import progress_text, result_text
@@ -18,11 +19,11 @@ log = logging.getLogger(__name__)
 EVERY_S = 5  # GitHub spaces writes; one edit per few seconds keeps an audit of hundreds of chunks cheap
 
 
-async def edit_answer(port: GitHubPort, record: dict[str, Any], *, final: bool = False,
+async def edit_answer(port: GitHubPort, record: AuditRecord, *, final: bool = False,
                       progress: tuple[int, int, float] | None = None) -> None:
     """Progress (chunks done, not audited, dollars spent) or, `final`, the result; a failed edit is logged only:
     the audit's record stays the source of truth."""
-    comment_id, repo = record.get("comment_id"), record["repo"]
+    comment_id, repo = record.comment_id, record.repo
     if not comment_id:
         return
     body = result_text(record) if final or progress is None else progress_text(record, *progress)
@@ -32,15 +33,15 @@ async def edit_answer(port: GitHubPort, record: dict[str, Any], *, final: bool =
         log.warning("audit answer not edited", extra={"repo": repo, "error": str(exc)})
 
 
-async def maybe_progress(port: GitHubPort, redis: Any, record: dict[str, Any]) -> None:
+async def maybe_progress(port: GitHubPort, redis: Any, record: AuditRecord) -> None:
     """Edit the answer with the progress so far, unless another chunk did within EVERY_S seconds."""
-    if not record.get("comment_id"):
+    if not record.comment_id:
         return
-    if not await redis.set(edited_key(record['id']), "1", nx=True, ex=EVERY_S):
+    if not await redis.set(edited_key(record.id), "1", nx=True, ex=EVERY_S):
         return
     store = AuditStore(redis)
-    done, failed = await store.results(record["id"])
-    if len(done) + len(failed) >= len(record["chunks"]):
+    done, failed = await store.results(record.id)
+    if len(done) + len(failed) >= len(record.chunks):
         return  # the finish writes the result
-    spent = sum(float(d["usage"].get("cost_usd") or 0) for d in done.values())
+    spent = sum(float(d.usage.cost_usd) for d in done.values())
     await edit_answer(port, record, progress=(len(done), len(failed), spent))

@@ -4,18 +4,19 @@ issue; what the record says about it."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from typing import Any
 
 from reviewbot.audit.findings import AuditFinding, from_finding
 from reviewbot.audit.publish import AuditPort, branch_ref, publish_audit
 from reviewbot.audit.sarif import audit_category
+from reviewbot.audit.service_record import AuditRecord, FindingJson, Publication
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.jobs.audit.audit_target import category_branch, keeps_baseline
 from reviewbot.review.findings.schema import Finding
 
 
-def audit_findings(findings: list[dict[str, Any]], read: Callable[[str], str | None]) -> list[AuditFinding]:
+def audit_findings(findings: list[FindingJson], read: Callable[[str], str | None]) -> list[AuditFinding]:
     """The record's findings (the review model's dicts) as published findings, fingerprinted from the code at the
     audited commit, so an alert keeps its identity across audits."""
     texts: dict[str, list[str] | None] = {}
@@ -29,42 +30,46 @@ def audit_findings(findings: list[dict[str, Any]], read: Callable[[str], str | N
     return found
 
 
-async def publish(port: AuditPort, store: AuditStore, record: dict[str, Any], findings: list[dict[str, Any]], *,
-                  read: Callable[[str], str | None], bot_login: str, key: bytes) -> dict[str, Any]:
-    """Every finding of the audit, carried-forward ones included, is the complete picture for its category (GitHub
-    closes the alerts it no longer contains); returns the record's `publication`."""
-    record["findings"] = findings
-    record["category"] = audit_category(category_branch(record), record["paths"])
-    done = await publish_audit(port, record["repo"], audit_findings(findings, read), category=record["category"],
-                               commit_sha=record["sha"], ref=branch_ref(record["branch"]), bot_login=bot_login,
-                               key=key, cost_usd=float(record.get("spent_usd") or 0),
-                               tracking_issue=await store.tracking_issue(record["repo"]),
+def with_findings(record: AuditRecord, findings: list[FindingJson]) -> AuditRecord:
+    """The record with every finding of the audit, carried-forward ones included (the complete picture for its
+    category: GitHub closes the alerts it no longer contains), and that category."""
+    return dataclasses.replace(record, findings=findings,
+                               category=audit_category(category_branch(record), record.paths))
+
+
+async def publish(port: AuditPort, store: AuditStore, record: AuditRecord, *, read: Callable[[str], str | None],
+                  bot_login: str, key: bytes) -> Publication:
+    """The record's findings (`with_findings`) in its category; returns the record's `publication`."""
+    done = await publish_audit(port, record.repo, audit_findings(record.findings, read), category=record.category,
+                               commit_sha=record.sha, ref=branch_ref(record.branch), bot_login=bot_login,
+                               key=key, cost_usd=float(record.spent_usd or 0),
+                               tracking_issue=await store.tracking_issue(record.repo),
                                tracking=keeps_baseline(record))  # a pull request's findings: its answer only
     if done.issue_number is not None:
-        await store.remember_tracking_issue(record["repo"], done.issue_number)
-    return {"where": done.where, "results": done.results, "sarif_id": done.sarif_id,
-            "issue_number": done.issue_number, "new": done.new, "cut": list(done.cut), "reason": done.reason,
-            "status": "processing" if done.where == "code-scanning" else "edited", "errors": []}
+        await store.remember_tracking_issue(record.repo, done.issue_number)
+    return Publication(where=done.where, results=done.results, sarif_id=done.sarif_id,
+                       issue_number=done.issue_number, new=done.new, cut=list(done.cut), reason=done.reason,
+                       status="processing" if done.where == "code-scanning" else "edited", errors=[])
 
 
-def published_text(publication: dict[str, Any] | None, issue_url: str = "") -> str:
+def published_text(publication: Publication | None, issue_url: str = "") -> str:
     """Where the results are, for the answer comment, `reviewbot audit status` and the dashboard; `issue_url`: the
     tracking issue as a Markdown link (the answer comment), else its number as text."""
-    if not publication:
+    if publication is None:
         return "the audit record (`reviewbot audit status` and the dashboard)"
-    if publication["where"] == "issue":
-        number = f"#{publication['issue_number']}"
-        return (f"code scanning is not available here ({publication['reason']}): tracking issue "
-                f"{f'[{number}]({issue_url})' if issue_url else number} ({publication['new']} new)")
-    if publication["where"] == "comment":
-        return (f"code scanning is not available here ({publication['reason']}): the findings above (a pull "
+    if publication.where == "issue":
+        number = f"#{publication.issue_number}"
+        return (f"code scanning is not available here ({publication.reason}): tracking issue "
+                f"{f'[{number}]({issue_url})' if issue_url else number} ({publication.new} new)")
+    if publication.where == "comment":
+        return (f"code scanning is not available here ({publication.reason}): the findings above (a pull "
                 "request's audit leaves the repository's tracking issue to the default branch)")
-    if publication["where"] == "none":
-        return f"the audit record only: publishing failed ({'; '.join(publication['errors'])})"
-    alerts = f"{publication['results']} alert(s)"
-    cut = f"; left out by GitHub's limits: {'; '.join(publication['cut'])}" if publication["cut"] else ""
-    if publication["status"] == "complete":
+    if publication.where == "none":
+        return f"the audit record only: publishing failed ({'; '.join(publication.errors)})"
+    alerts = f"{publication.results} alert(s)"
+    cut = f"; left out by GitHub's limits: {'; '.join(publication.cut)}" if publication.cut else ""
+    if publication.status == "complete":
         return f"published to code scanning: {alerts}{cut}"
-    if publication["status"] == "failed":
-        return f"code scanning could not process the upload of {alerts}: {'; '.join(publication['errors'])}"
+    if publication.status == "failed":
+        return f"code scanning could not process the upload of {alerts}: {'; '.join(publication.errors)}"
     return f"uploaded to code scanning: {alerts}, being processed{cut}"

@@ -15,6 +15,7 @@ from reviewbot.audit.chunks import Chunk, Listed, auditable
 from reviewbot.audit.factcache import Counted, FactCache
 from reviewbot.audit.incremental import Selection, select_incremental
 from reviewbot.audit.planner import AuditPlan, Definitions, parsed_definitions, plan_audit
+from reviewbot.audit.service_record import PlannedChunk
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.settings.catalogue import Price
 
@@ -24,7 +25,7 @@ class Scoped:
     """The plan as the record keeps it: chunks past `max_usd` are left out (their files listed)."""
 
     plan: AuditPlan
-    chunks: list[dict[str, Any]]  # index, paths, tokens, estimate_usd, estimate_tokens
+    chunks: list[PlannedChunk]
     contexts: list[list[list[Any]]]  # per chunk, its context blocks as planned (JSON)
     left_out: list[str]
     selection: Selection | None  # None: a full audit
@@ -38,11 +39,11 @@ class Scoped:
 
     @property
     def estimate_usd(self) -> float:
-        return round(sum(float(c["estimate_usd"]) for c in self.chunks), 4)
+        return round(sum(float(c.estimate_usd) for c in self.chunks), 4)
 
     @property
     def estimate_tokens(self) -> int:
-        return sum(int(c["estimate_tokens"]) for c in self.chunks)
+        return sum(int(c.estimate_tokens) for c in self.chunks)
 
 
 def in_scope(paths: Sequence[str], read: Callable[[str], str | None], scope: Sequence[str],
@@ -89,7 +90,7 @@ def plan_scope(snapshot: Snapshot, scoped: Sequence[str], blobs: Mapping[str, st
         kept.append(Chunk(len(kept), chunk.paths, chunk.tokens))
         estimates.append((estimate.cost_usd, estimate.prompt_tokens + estimate.completion_tokens))
     plan = dataclasses.replace(plan, chunks=tuple(kept))
-    chunks = [{"index": c.index, "paths": list(c.paths), "tokens": c.tokens, "estimate_usd": round(usd, 4),
-               "estimate_tokens": tokens} for c, (usd, tokens) in zip(kept, estimates, strict=True)]
+    chunks = [PlannedChunk(c.index, list(c.paths), c.tokens, round(usd, 4), tokens)
+              for c, (usd, tokens) in zip(kept, estimates, strict=True)]
     contexts = [[b.as_json() for b in plan.context(c, snapshot.read)] for c in kept]
     return Scoped(plan, chunks, contexts, left_out, chosen[0] if chosen else None, counted.count)

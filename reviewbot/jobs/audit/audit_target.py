@@ -5,10 +5,11 @@ in the pull request's checks, compared by GitHub with the default branch's analy
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
+    from reviewbot.audit.service_record import AuditRecord
 
 _PULL_REF = re.compile(r"refs/pull/([1-9][0-9]{0,9})/head")  # only ever one we wrote: pull_ref()
 
@@ -29,13 +30,13 @@ async def head_of(port: GitHubPort, repo: str, branch: str) -> str:
     return (await port.get_pull(repo, number)).head_sha if number else await port.branch_head(repo, branch)
 
 
-def category_branch(record: dict[str, Any]) -> str:
+def category_branch(record: AuditRecord) -> str:
     """The branch whose code scanning category the upload uses: a pull request's audit shares the default
     branch's, which is what GitHub compares a pull request's alerts with."""
-    return str(record.get("base_branch") or record["branch"])
+    return record.base_branch or record.branch
 
 
-def keeps_baseline(record: dict[str, Any]) -> bool:
+def keeps_baseline(record: AuditRecord) -> bool:
     """Only a branch's audit is what the branch's next incremental audit starts from (a pull request is not merged
     code: its findings must not be carried into the default branch's)."""
-    return pull_number(str(record["branch"])) is None
+    return pull_number(record.branch) is None

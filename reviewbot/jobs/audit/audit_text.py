@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import Any
 
+from reviewbot.audit.service_record import AuditRecord
 from reviewbot.jobs.audit.audit_record import published_text
 from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.review.publish.markdown import BADGE, neutralize_inline
@@ -19,42 +19,42 @@ def _code(path: str) -> str:
     return neutralize_inline(f"`{path.replace('`', '')}`")
 
 
-def scope_line(record: dict[str, Any]) -> str:
-    where = ", ".join(_code(p) for p in record["paths"][:MAX_LISTED]) or "the whole repository"
-    kind = "full audit" if record.get("full") or not record.get("incremental") else "incremental audit"
-    return f"Security audit ({kind}) of {where} on `{neutralize_inline(record['branch'])}` at `{record['sha'][:7]}`"
+def scope_line(record: AuditRecord) -> str:
+    where = ", ".join(_code(p) for p in record.paths[:MAX_LISTED]) or "the whole repository"
+    kind = "full audit" if record.full or not record.incremental else "incremental audit"
+    return f"Security audit ({kind}) of {where} on `{neutralize_inline(record.branch)}` at `{record.sha[:7]}`"
 
 
-def plan_text(record: dict[str, Any]) -> str:
-    chunks = record["chunks"]
-    files = sum(len(c["paths"]) for c in chunks)
+def plan_text(record: AuditRecord) -> str:
+    chunks = record.chunks
+    files = sum(len(c.paths) for c in chunks)
     lines = [f"**{scope_line(record)}**", "",
-             f"Plan: {files} file(s) in {len(chunks)} chunk(s), estimated ${record['estimate_usd']:.2f} "
-             f"(model `{neutralize_inline(record['model'])}`)."]
-    if record.get("unchanged"):
-        lines.append(f"{record['unchanged']} unchanged file(s) since the last audit of this branch: their "
-                     f"{len(record.get('carried') or [])} finding(s) are carried forward.")
+             f"Plan: {files} file(s) in {len(chunks)} chunk(s), estimated ${record.estimate_usd:.2f} "
+             f"(model `{neutralize_inline(record.model)}`)."]
+    if record.unchanged:
+        lines.append(f"{record.unchanged} unchanged file(s) since the last audit of this branch: their "
+                     f"{len(record.carried)} finding(s) are carried forward.")
     lines += _related(record)
     lines += _left_out(record)
     return "\n".join(lines)
 
 
-def progress_text(record: dict[str, Any], done: int, failed: int, spent: float) -> str:
-    total = len(record["chunks"])
-    elapsed = max(1.0, time.time() - float(record["created"]))
+def progress_text(record: AuditRecord, done: int, failed: int, spent: float) -> str:
+    total = len(record.chunks)
+    elapsed = max(1.0, time.time() - float(record.created))
     left = f"; about {round(elapsed / done * (total - done - failed) / 60) + 1} min left" if done else ""
     return "\n".join([plan_text(record), "",
                       f"Progress: {done + failed} of {total} chunk(s) done, ${spent:.2f} spent of "
-                      f"${record['estimate_usd']:.2f} estimated{left}."])
+                      f"${record.estimate_usd:.2f} estimated{left}."])
 
 
-def result_text(record: dict[str, Any]) -> str:
-    findings = record.get("findings") or []
+def result_text(record: AuditRecord) -> str:
+    findings = record.findings
     lines = [f"**{scope_line(record)}: done**", "",
-             f"{record['files']} file(s) in {len(record['chunks'])} chunk(s); ${record['spent_usd']:.2f} spent "
-             f"(estimated ${record['estimate_usd']:.2f}); {record['candidates']} distinct candidate(s) verified, "
+             f"{record.files} file(s) in {len(record.chunks)} chunk(s); ${record.spent_usd:.2f} spent "
+             f"(estimated ${record.estimate_usd:.2f}); {record.candidates} distinct candidate(s) verified, "
              f"{len(findings)} finding(s) kept"
-             + (f", {record['carried_count']} carried forward from the last audit" if record.get("carried_count")
+             + (f", {record.carried_count} carried forward from the last audit" if record.carried_count
                 else "") + "."]
     lines += _related(record)
     by_severity = Counter(f["severity"] for f in findings)
@@ -68,38 +68,38 @@ def result_text(record: dict[str, Any]) -> str:
                      f"{neutralize_inline(f['title'])}{cwe}")
     if len(findings) > MAX_LISTED:
         lines.append(f"- … and {len(findings) - MAX_LISTED} more.")
-    if record.get("not_audited"):
+    if record.not_audited:
         lines += ["", "Not audited (the rest completed):"]
-        lines += [f"- chunk {int(i) + 1} ({len(record['chunks'][int(i)]['paths'])} file(s)): "
-                  f"{neutralize_inline(why[:200])}" for i, why in sorted(record["not_audited"].items())]
+        lines += [f"- chunk {int(i) + 1} ({len(record.chunks[int(i)].paths)} file(s)): "
+                  f"{neutralize_inline(why[:200])}" for i, why in sorted(record.not_audited.items())]
     lines += _left_out(record)
     lines += ["", f"Where the results are: {_where(record)}."]
     return "\n".join(lines)
 
 
-def _where(record: dict[str, Any]) -> str:
+def _where(record: AuditRecord) -> str:
     """The tracking issue as a link, not the escaped `\\#N` the rebuilding makes of text: a link to the audited
     repository's own issue, which its link policy keeps; everything else stays text."""
-    publication, repo_url = record.get("publication") or {}, str(record.get("repo_url") or "")
-    if publication.get("where") == "issue" and publication.get("issue_number") and repo_url:
-        linked = published_text(publication, f"{repo_url}/issues/{int(publication['issue_number'])}")
+    publication, repo_url = record.publication, record.repo_url
+    if publication is not None and publication.where == "issue" and publication.issue_number and repo_url:
+        linked = published_text(publication, f"{repo_url}/issues/{int(publication.issue_number)}")
         return neutralize_inline(linked, LinkPolicy(repo_url))
-    return neutralize_inline(record.get("published") or "the audit record")
+    return neutralize_inline(record.published or "the audit record")
 
 
-def _related(record: dict[str, Any]) -> list[str]:
+def _related(record: AuditRecord) -> list[str]:
     """An incremental audit reviews the changed files' callers and callees again with them."""
-    if not record.get("related"):
+    if not record.related:
         return []
-    return [f"{record['related']} file(s) that call or are called by the changed ones are audited again with them."]
+    return [f"{record.related} file(s) that call or are called by the changed ones are audited again with them."]
 
 
-def _left_out(record: dict[str, Any]) -> list[str]:
-    left = record.get("left_out") or []
+def _left_out(record: AuditRecord) -> list[str]:
+    left = record.left_out
     if not left:
         return []
     shown = ", ".join(_code(p) for p in left[:MAX_LISTED]) + (" …" if len(left) > MAX_LISTED else "")
-    return ["", f"Left out by the cost cap (`max_usd` ${record.get('max_usd') or 0:.2f}): {len(left)} file(s): {shown}"]
+    return ["", f"Left out by the cost cap (`max_usd` ${record.max_usd or 0:.2f}): {len(left)} file(s): {shown}"]
 
 
 def busy_text(branch: str) -> str:

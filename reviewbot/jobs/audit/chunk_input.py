@@ -13,6 +13,7 @@ from reviewbot.audit.answer_schema import AUDIT_FORMATS
 from reviewbot.audit.chunkcontext import Block
 from reviewbot.audit.chunkprompt import Prefix, render_chunk
 from reviewbot.audit.chunks import Chunk
+from reviewbot.audit.service_record import AuditRecord
 from reviewbot.errors import AlreadySettled, PermanentError
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.memo import RedisMemo
@@ -38,26 +39,26 @@ async def audit_tree(deps: Deps, port: GitHubPort, repo: str, sha: str) -> Path:
     return await cache.checkout(repo, sha, download)
 
 
-def chunk_request(record: dict[str, Any], plan: dict[str, Any] | None, index: int,
+def chunk_request(record: AuditRecord, plan: dict[str, Any] | None, index: int,
                   read: Callable[[str], str | None]) -> list[dict[str, str]]:
     """Chunk `index`'s messages from the audit's plan (`AuditStore.load_plan`): its prefix (the same bytes for every
     chunk), the chunk's files read from the tree and the context blocks planned with it (no parse, no call graph:
     that was the planning job's)."""
     if plan is None:
         raise PermanentError("the audit's plan is gone (expired, or planned by an earlier version): audit again")
-    planned = record["chunks"][index]
+    planned = record.chunks[index]
     prefix = Prefix(plan["prefix"]["system"], plan["prefix"]["head"])
-    chunk = Chunk(index, tuple(planned["paths"]), int(planned["tokens"]))
+    chunk = Chunk(index, tuple(planned.paths), int(planned.tokens))
     blocks = [Block.from_json(b) for b in plan["context"][index]]
-    return render_chunk(prefix, chunk, len(record["chunks"]), read, blocks)
+    return render_chunk(prefix, chunk, len(record.chunks), read, blocks)
 
 
-def audit_affinity(record: dict[str, Any]) -> str:
+def audit_affinity(record: AuditRecord) -> str:
     """One affinity per audit: every chunk's prefix (system prompt, checklist, tools) lands on one cache."""
-    return affinity_id("audit", record["repo"], record["id"])
+    return affinity_id("audit", record.repo, record.id)
 
 
-async def still_waiting(deps: Deps, redis: Any, scope: str, record: dict[str, Any]) -> float | None:
+async def still_waiting(deps: Deps, redis: Any, scope: str, record: AuditRecord) -> float | None:
     """Seconds until the next poll while a request of `scope` is still in the provider's queue (polled by its id,
     without building any prompt); None when nothing waits and the job may build its requests."""
     client, memo = deps.client, RedisMemo(redis, scope)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.audit.batches import Batch, batch_messages, verification_batches
 from reviewbot.audit.dedup import Distinct, dedupe, fingerprint_of
+from reviewbot.audit.service_record import AuditRecord, ChunkResult
 from reviewbot.errors import ModelPermanent
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.verify_request import StructuredVerifier
@@ -34,28 +35,27 @@ class Verified:
     usage: Usage = field(default_factory=Usage)
 
 
-def distinct(record: dict[str, Any], done: dict[int, dict[str, Any]],
-             read: Callable[[str], str | None]) -> list[Distinct]:
+def distinct(record: AuditRecord, done: dict[int, ChunkResult], read: Callable[[str], str | None]) -> list[Distinct]:
     """Each distinct candidate once, owned by the chunk that audits its file; none that is carried forward from
     the branch's last audit already."""
-    candidates = [(index, Finding.model_validate(raw)) for index in sorted(done) for raw in done[index]["findings"]]
-    home = {p: int(c["index"]) for c in record["chunks"] for p in c["paths"]}
-    known = {fingerprint_of(Finding.model_validate(f), read) for f in record.get("carried") or []}
+    candidates = [(index, Finding.model_validate(raw)) for index in sorted(done) for raw in done[index].findings]
+    home = {p: int(c.index) for c in record.chunks for p in c.paths}
+    known = {fingerprint_of(Finding.model_validate(f), read) for f in record.carried}
     return [d for d in dedupe(candidates, read, home) if d.fingerprint not in known]
 
 
-def batches(record: dict[str, Any], found: list[Distinct]) -> tuple[list[Batch], list[Finding]]:
+def batches(record: AuditRecord, found: list[Distinct]) -> tuple[list[Batch], list[Finding]]:
     """The repository's precision policy (an audit is a security review: every candidate is checked)."""
-    config = with_security(RepoConfig.model_validate(record["config"]))
+    config = with_security(RepoConfig.model_validate(record.config))
     return verification_batches(found, precision(config))
 
 
-async def verify(deps: Deps, redis: Any, record: dict[str, Any], plan: dict[str, Any] | None, snapshot: DirSnapshot,
+async def verify(deps: Deps, redis: Any, record: AuditRecord, plan: dict[str, Any] | None, snapshot: DirSnapshot,
                  gate: Gate | None, found: list[Distinct]) -> Verified:
     """Every batch is asked at once (each one goes to the provider's queue); the first wait or transient failure
     is raised after all were submitted, and the next try replays what came back (the memo: no batch is paid for
     twice)."""
-    reviewer = audit_reviewer(deps, redis, finish_job_id(record["id"]), snapshot.root, gate)
+    reviewer = audit_reviewer(deps, redis, finish_job_id(record.id), snapshot.root, gate)
     checked, kept = batches(record, found)
 
     async def one(batch: Batch) -> Verified:

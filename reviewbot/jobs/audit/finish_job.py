@@ -15,16 +15,18 @@ from redis.exceptions import RedisError
 
 from reviewbot.app.identity import known_slug
 from reviewbot.audit.dedup import Distinct
+from reviewbot.audit.service_record import AuditRecord, AuditUsage, ChunkResult, Publication
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_progress import edit_answer
-from reviewbot.jobs.audit.audit_record import publish, published_text
+from reviewbot.jobs.audit.audit_record import publish, published_text, with_findings
 from reviewbot.jobs.audit.audit_target import keeps_baseline
 from reviewbot.jobs.audit.audit_usage import record_audit
 from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
+from reviewbot.model import Usage
 from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
@@ -46,18 +48,18 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
     redis = ctx["redis"]
     store = AuditStore(redis)
     record = await store.load(audit_id)
-    if record is None or record.get("status") != "running":
+    if record is None or record.status != "running":
         return {"outcome": "gone"}
     done, failed = await store.results(audit_id)
-    if len(done) + len(failed) < len(record["chunks"]):
+    if len(done) + len(failed) < len(record.chunks):
         return {"outcome": "chunks still running"}  # the last chunk queues this job again
-    installation_id, repo, job_id = int(record["installation_id"]), str(record["repo"]), finish_job_id(audit_id)
+    installation_id, repo, job_id = record.installation_id, record.repo, finish_job_id(audit_id)
     budget = audit_budget(deps)
     if (scope := current()) is not None:
         scope.charge = functools.partial(budget.charge, installation_id, repo, hold_id(audit_id))
     port = deps.installation_port(installation_id)
     try:
-        root = await audit_tree(deps, port, repo, record["sha"])
+        root = await audit_tree(deps, port, repo, record.sha)
         snapshot = DirSnapshot(root)
         found = distinct(record, done, snapshot.read)
 
@@ -80,19 +82,21 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
             verified = _unverified(found)
         findings = sorted((f.model_dump() for f in verified.kept),
                           key=lambda f: (SEVERITY_RANK[f["severity"]], f["path"], f["line"]))
-        record.update(_totals(record, done, failed, verified, len(found)))
-        if record.get("publication") is None:  # a retry of this job after the upload does not upload again
-            record["publication"] = await _publish(deps, redis, port, store, record, snapshot,
-                                                   findings + list(record.get("carried") or []))
+        record = _totals(record, done, failed, verified, len(found))
+        publication = record.publication
+        if publication is None:  # a retry of this job after the upload does not upload again
+            record = with_findings(record, findings + record.carried)
+            publication = await _publish(deps, redis, port, store, record, snapshot)
+            record = dataclasses.replace(record, publication=publication)
             await store.save(record)
-        record["published"] = published_text(record["publication"])
+        record = dataclasses.replace(record, published=published_text(publication))
         if keeps_baseline(record):
             await _remember(store, record, done)
         await record_audit(redis, deps.settings, record)  # once per audit, however often this job runs
-        record["status"], record["finished"] = "done", time.time()
+        record = dataclasses.replace(record, status="done", finished=time.time())
         await store.save(record)
         await edit_answer(port, record, final=True)
-        if record["publication"]["status"] == "processing":  # polled by a job of its own, not holding this slot
+        if publication.status == "processing":  # polled by a job of its own, not holding this slot
             await store_job(redis, POLL_FUNCTION, (audit_id,), {}, poll_job_id(audit_id))
     finally:
         port.close()
@@ -100,54 +104,51 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
         return {"outcome": "lease lost"}
     with contextlib.suppress(RedisError):  # else the hold lapses by itself after its lease
         await budget.release(installation_id, repo, hold_id(audit_id))
-    await store.unlock(repo, record["branch"], audit_id)
+    await store.unlock(repo, record.branch, audit_id)
     await store.forget_callers(audit_id)  # the chunk jobs that read them are done
     await RedisMemo(redis, job_id).clear()
-    log.info("audit finished", extra={"repo": repo, "audit": audit_id, "findings": len(record["findings"])})
-    return {"outcome": "done", "findings": len(record["findings"]), "not_audited": len(failed)}
+    log.info("audit finished", extra={"repo": repo, "audit": audit_id, "findings": len(record.findings)})
+    return {"outcome": "done", "findings": len(record.findings), "not_audited": len(failed)}
 
 
-async def _publish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, record: dict[str, Any],
-                   snapshot: DirSnapshot, findings: list[dict[str, Any]]) -> dict[str, Any]:
+async def _publish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, record: AuditRecord,
+                   snapshot: DirSnapshot) -> Publication:
     """Upload (or write the tracking issue); a refusal GitHub will not change its mind about is reported in the
     record and the answer, and the audit still completes."""
     slug = await known_slug(deps.settings, redis)
     try:
-        return await publish(port, store, record, findings, read=snapshot.read,
-                             bot_login=f"{slug}[bot]" if slug else "", key=deps.settings.marker_key())
+        return await publish(port, store, record, read=snapshot.read, bot_login=f"{slug}[bot]" if slug else "",
+                             key=deps.settings.marker_key())
     except RetryableError as exc:
-        await retries.retry_later(redis, finish_job_id(record["id"]), exc)
+        await retries.retry_later(redis, finish_job_id(record.id), exc)
         failure = str(exc)
     except PermanentError as exc:
         failure = str(exc)
-    log.warning("audit not published", extra={"repo": record["repo"], "error": failure})
-    return {"where": "none", "results": 0, "status": "failed", "errors": [failure[:500]], "cut": []}
+    log.warning("audit not published", extra={"repo": record.repo, "error": failure})
+    return Publication(where="none", results=0, status="failed", errors=[failure[:500]], cut=[])
 
 
 def _unverified(found: list[Distinct]) -> Verified:
     return Verified(kept=[d.finding.model_copy(update={"unverified": True}) for d in found], unchecked=len(found))
 
 
-def _totals(record: dict[str, Any], done: dict[int, dict[str, Any]], failed: dict[int, str], verified: Verified,
-            candidates: int) -> dict[str, Any]:
-    usage = {k: 0.0 for k in ("prompt_tokens", "cached_tokens", "completion_tokens", "cost_usd", "requests",
-                              "async_requests")}
-    for result in [*(d["usage"] for d in done.values()), dataclasses.asdict(verified.usage)]:
-        for key in usage:
-            usage[key] += float(result.get(key) or 0)
-    reported = sum(len(d["findings"]) for d in done.values())
-    return {"files": sum(len(c["paths"]) for c in record["chunks"]), "candidates": candidates,
-            "duplicates": reported - candidates, "dropped": verified.dropped, "unverified": verified.unchecked,
-            "not_audited": {str(i): why for i, why in failed.items()}, "usage": usage,
-            "evidence_dropped": sum(int(d.get("evidence_dropped") or 0) for d in done.values()),
-            "spent_usd": round(usage["cost_usd"], 4), "carried_count": len(record.get("carried") or [])}
+def _totals(record: AuditRecord, done: dict[int, ChunkResult], failed: dict[int, str], verified: Verified,
+            candidates: int) -> AuditRecord:
+    spent = sum((d.usage for d in done.values()), Usage()) + verified.usage
+    reported = sum(len(d.findings) for d in done.values())
+    return dataclasses.replace(
+        record, files=sum(len(c.paths) for c in record.chunks), candidates=candidates,
+        duplicates=reported - candidates, dropped=verified.dropped, unverified=verified.unchecked,
+        not_audited={str(i): why for i, why in failed.items()}, usage=AuditUsage.of(spent),
+        evidence_dropped=sum(d.evidence_dropped for d in done.values()),
+        spent_usd=round(spent.cost_usd, 4), carried_count=len(record.carried))
 
 
-async def _remember(store: AuditStore, record: dict[str, Any], done: dict[int, dict[str, Any]]) -> None:
+async def _remember(store: AuditStore, record: AuditRecord, done: dict[int, ChunkResult]) -> None:
     """Each audited file's blob and findings (a chunk that was not audited leaves its files to the next audit)."""
-    audited = {p for i in done for p in record["chunks"][i]["paths"]}
-    files = {p: {"blob": record["blobs"].get(p, ""), "findings": []} for p in sorted(audited)}
-    for finding in record["findings"]:
+    audited = {p for i in done for p in record.chunks[i].paths}
+    files: dict[str, dict[str, Any]] = {p: {"blob": record.blobs.get(p, ""), "findings": []} for p in sorted(audited)}
+    for finding in record.findings:
         if finding["path"] in files:
             files[finding["path"]]["findings"].append(finding)
-    await store.remember(record["repo"], record["branch"], files, list(record.get("gone") or []))
+    await store.remember(record.repo, record.branch, files, list(record.gone))

@@ -5,6 +5,7 @@ estimate is held on the daily budgets, the plan answered, and one job per chunk 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 import urllib.parse
@@ -16,6 +17,7 @@ from arq import Retry
 from reviewbot.audit.evidence import CALLER_POOL, callers_of
 from reviewbot.audit.factstore import FOLDER as FACTS_FOLDER
 from reviewbot.audit.factstore import SqliteFacts
+from reviewbot.audit.service_record import AuditRecord
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.audit.stored import stored_definitions
 from reviewbot.errors import CpuBusy, PermanentError, RetryableError
@@ -52,7 +54,7 @@ async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, r
     redis = ctx["redis"]
     store = AuditStore(redis)
     if (record := await store.load(audit_id)) is not None:  # a try after a crash: queue what may be missing
-        if record.get("status") == "running":
+        if record.status == "running":
             await _enqueue(redis, record)
         return {"outcome": "already planned", "audit": audit_id}
     # Extracting the tree, parsing it and its call graph take seconds of one core: a worker plans at most two audits
@@ -85,14 +87,15 @@ async def _plan_audit(deps: Deps, redis: Any, store: AuditStore, audit_id: str, 
         except PermanentError as exc:
             return await _refused(port, store, repo, branch, audit_id, number, str(exc))
         if number is not None:
-            record["comment_id"] = await port.create_issue_comment(repo, number, plan_text(record))
+            answer = await port.create_issue_comment(repo, number, plan_text(record))
+            record = dataclasses.replace(record, comment_id=answer)
             await store.save(record)
     finally:
         port.close()
     await _enqueue(redis, record)
-    log.info("audit planned", extra={"repo": repo, "audit": audit_id, "chunks": len(record["chunks"]),
-                                     "parsed": record.get("parsed", 0)})
-    return {"outcome": "planned", "audit": audit_id, "chunks": len(record["chunks"])}
+    log.info("audit planned", extra={"repo": repo, "audit": audit_id, "chunks": len(record.chunks),
+                                     "parsed": record.parsed})
+    return {"outcome": "planned", "audit": audit_id, "chunks": len(record.chunks)}
 
 
 async def _refused(port: GitHubPort, store: AuditStore, repo: str, branch: str, audit_id: str, number: int | None,
@@ -104,7 +107,7 @@ async def _refused(port: GitHubPort, store: AuditStore, repo: str, branch: str, 
 
 
 async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, installation_id: int, repo: str,
-                branch: str, paths: list[str], full: bool, trigger: str, number: int | None) -> dict[str, Any]:
+                branch: str, paths: list[str], full: bool, trigger: str, number: int | None) -> AuditRecord:
     sha = await head_of(port, repo, branch)
     default = await port.default_branch(repo)
     config = (await load_config(port, repo, default)).config  # never the audited branch's
@@ -122,22 +125,21 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
                                                {} if full else baseline, price, config.audit.max_usd)
     blobs = snapshot.blob_ids()
     selection = scoped.selection
-    audited = [p for c in scoped.chunks for p in c["paths"]]
+    audited = [p for c in scoped.chunks for p in c.paths]
     carried_files = list(selection.carried) if selection is not None else []
-    record: dict[str, Any] = {
-        "id": audit_id, "installation_id": installation_id, "repo": repo, "branch": branch, "sha": sha,
-        "base_branch": base,
-        "repo_url": f"{deps.settings.github_url.rstrip('/')}/{urllib.parse.quote(repo, safe='/')}",
-        "paths": list(scope), "full": full, "incremental": selection is not None, "trigger": trigger,
-        "number": number, "status": "running", "created": time.time(), "model": deps.settings.model,
-        "config": config.model_dump(mode="json"), "max_usd": config.audit.max_usd,
-        "chunks": scoped.chunks, "estimate_usd": scoped.estimate_usd, "left_out": scoped.left_out,
-        "unchanged": len(carried_files), "related": len(selection.related) if selection is not None else 0,
-        "carried": [f for p in carried_files for f in baseline.get(p, {}).get("findings") or []],
-        "blobs": {p: blobs.get(p, "") for p in audited},
-        "gone": sorted(p for p in baseline if p not in blobs and under(p, scope)),  # deleted since
-        "parsed": scoped.parsed,  # files parsed to plan: the facts cache knew the others' content
-    }
+    record = AuditRecord(
+        id=audit_id, installation_id=installation_id, repo=repo, branch=branch, sha=sha, base_branch=base,
+        repo_url=f"{deps.settings.github_url.rstrip('/')}/{urllib.parse.quote(repo, safe='/')}",
+        paths=list(scope), full=full, incremental=selection is not None, trigger=trigger,
+        number=number, status="running", created=time.time(), model=deps.settings.model,
+        config=config.model_dump(mode="json"), max_usd=config.audit.max_usd,
+        chunks=scoped.chunks, estimate_usd=scoped.estimate_usd, left_out=scoped.left_out,
+        unchanged=len(carried_files), related=len(selection.related) if selection is not None else 0,
+        carried=[f for p in carried_files for f in baseline.get(p, {}).get("findings") or []],
+        blobs={p: blobs.get(p, "") for p in audited},
+        gone=sorted(p for p in baseline if p not in blobs and under(p, scope)),  # deleted since
+        parsed=scoped.parsed,  # files parsed to plan: the facts cache knew the others' content
+    )
     # The whole estimate is held before any chunk starts: the audit cannot crowd out the day's reviews.
     await audit_budget(deps).reserve(installation_id, repo, hold_id(audit_id), scoped.estimate_usd,
                                      scoped.estimate_tokens)
@@ -166,10 +168,9 @@ def _planned(deps: Deps, root: Path, scope: list[str], ignore: list[str], baseli
                                 facts_cache=SqliteFacts(deps.settings.data_dir / FACTS_FOLDER))
 
 
-async def _enqueue(redis: Any, record: dict[str, Any]) -> None:
+async def _enqueue(redis: Any, record: AuditRecord) -> None:
     """One job per chunk (ids from the audit and the chunk: queuing twice stores one); none → the finish."""
-    for chunk in record["chunks"]:
-        await store_job(redis, CHUNK_FUNCTION, (record["id"], chunk["index"]), {},
-                        chunk_job_id(record["id"], chunk["index"]))
-    if not record["chunks"]:
-        await store_job(redis, FINISH_FUNCTION, (record["id"],), {}, finish_job_id(record["id"]))
+    for chunk in record.chunks:
+        await store_job(redis, CHUNK_FUNCTION, (record.id, chunk.index), {}, chunk_job_id(record.id, chunk.index))
+    if not record.chunks:
+        await store_job(redis, FINISH_FUNCTION, (record.id,), {}, finish_job_id(record.id))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -31,31 +32,30 @@ async def audit_upload_status(ctx: dict[str, Any], audit_id: str) -> dict[str, A
         record = await store.load(audit_id)
     except RedisError as exc:
         raise Retry(defer=5.0) from exc
-    publication = (record or {}).get("publication") or {}
-    if record is None or publication.get("status") != "processing" or not publication.get("sarif_id"):
+    publication = record.publication if record is not None else None
+    if record is None or publication is None or publication.status != "processing" or not publication.sarif_id:
         return {"outcome": "nothing to poll"}
-    port = deps.installation_port(int(record["installation_id"]))
+    port = deps.installation_port(record.installation_id)
     try:
         try:
-            status = await check_processed(port, record["repo"], str(publication["sarif_id"]),
+            status = await check_processed(port, record.repo, str(publication.sarif_id),
                                            int(ctx.get("job_try") or 1) - 1)
-            publication["status"] = "complete"
         except Waiting as exc:
             raise Retry(defer=exc.retry_after or 10.0) from exc
         except SarifRejected as exc:
-            publication["status"], publication["errors"] = "failed", list(exc.errors) or [str(exc)]
+            publication = dataclasses.replace(publication, status="failed", errors=list(exc.errors) or [str(exc)])
         except RetryableError as exc:
             await retries.retry_later(redis, poll_job_id(audit_id), exc)
-            publication["status"], publication["errors"] = "failed", [f"status unknown: {exc}"]
+            publication = dataclasses.replace(publication, status="failed", errors=[f"status unknown: {exc}"])
         except PermanentError as exc:
-            publication["status"], publication["errors"] = "failed", [str(exc)]
+            publication = dataclasses.replace(publication, status="failed", errors=[str(exc)])
         else:
-            publication["analyses_url"] = status.analyses_url
-        record["published"] = published_text(publication)
+            publication = dataclasses.replace(publication, status="complete", analyses_url=status.analyses_url)
+        record = dataclasses.replace(record, publication=publication, published=published_text(publication))
         await store.save(record)
         await edit_answer(port, record, final=True)
     finally:
         port.close()
-    if publication["status"] == "failed":
-        log.warning("audit upload not processed", extra={"repo": record["repo"], "errors": publication["errors"]})
-    return {"outcome": publication["status"], "results": publication.get("results", 0)}
+    if publication.status == "failed":
+        log.warning("audit upload not processed", extra={"repo": record.repo, "errors": publication.errors})
+    return {"outcome": publication.status, "results": publication.results}

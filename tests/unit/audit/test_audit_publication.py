@@ -3,8 +3,10 @@ the code, so an alert keeps its identity when lines move)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from reviewbot.audit.service_record import Publication
 from reviewbot.jobs.audit.audit_record import audit_findings, published_text
 
 SQLI: dict[str, Any] = {"path": "app/db.py", "line": 3, "start_line": None, "side": "RIGHT", "severity": "critical",
@@ -25,13 +27,13 @@ def test_a_finding_keeps_its_fingerprint_when_its_line_moves_but_not_when_its_co
 
 
 def test_the_record_says_where_the_findings_went() -> None:
-    upload = {"where": "code-scanning", "results": 3, "sarif_id": "x", "cut": [], "errors": [], "reason": ""}
-    assert published_text(upload | {"status": "processing"}) == "uploaded to code scanning: 3 alert(s), being processed"
-    assert published_text(upload | {"status": "complete"}) == "published to code scanning: 3 alert(s)"
+    upload = Publication(where="code-scanning", status="processing", results=3, sarif_id="x")
+    assert published_text(upload) == "uploaded to code scanning: 3 alert(s), being processed"
+    assert published_text(replace(upload, status="complete")) == "published to code scanning: 3 alert(s)"
     assert "GitHub's limits: 2 results over" in published_text(
-        upload | {"status": "complete", "cut": ["2 results over"]})
-    assert published_text(upload | {"status": "failed", "errors": ["bad region"]}).endswith(": bad region")
-    issue = {"where": "issue", "results": 3, "issue_number": 7, "new": 1, "reason": "not enabled", "status": "edited"}
+        replace(upload, status="complete", cut=["2 results over"]))
+    assert published_text(replace(upload, status="failed", errors=["bad region"])).endswith(": bad region")
+    issue = Publication(where="issue", results=3, issue_number=7, new=1, reason="not enabled", status="edited")
     assert published_text(issue) == "code scanning is not available here (not enabled): tracking issue #7 (1 new)"
-    assert "publishing failed (403)" in published_text({"where": "none", "status": "failed", "errors": ["403"]})
+    assert "publishing failed (403)" in published_text(Publication(where="none", status="failed", errors=["403"]))
     assert published_text(None).startswith("the audit record")

@@ -75,12 +75,12 @@ def test_scope_and_incremental_selection() -> None:
     assert scoped == ["app/a.py", "app/b.py", "app/c.py"]
     blobs = snapshot.blob_ids()
     full = plan_scope(snapshot, scoped, blobs, None, chunk_tokens=1_000, price=K26, max_usd=None)
-    assert full.selection is None and [p for c in full.chunks for p in c["paths"]] == scoped
+    assert full.selection is None and [p for c in full.chunks for p in c.paths] == scoped
     # `alpha` changed: its file is audited again with the file that calls it; the unrelated one is carried.
     previous = {p: blobs[p] for p in scoped} | {"app/a.py": "an older blob"}
     again = plan_scope(snapshot, scoped, blobs, previous, chunk_tokens=1_000, price=K26, max_usd=None)
     assert again.selection is not None and again.selection.carried == ("app/c.py",)
-    assert [p for c in again.chunks for p in c["paths"]] == ["app/a.py", "app/b.py"]
+    assert [p for c in again.chunks for p in c.paths] == ["app/a.py", "app/b.py"]
     assert again.plan.prefix == full.plan.prefix  # the same bytes as the full audit's
 
 
@@ -89,7 +89,7 @@ def test_the_dollar_cap_leaves_whole_chunks_out_and_names_their_files() -> None:
     snapshot = MemorySnapshot(files)  # about 10,000 tokens each: two files per chunk
     uncapped = plan_scope(snapshot, sorted(files), {}, None, chunk_tokens=20_100, price=K26, max_usd=None)
     assert len(uncapped.chunks) == 3 and uncapped.left_out == []
-    first, second, third = (c["estimate_usd"] for c in uncapped.chunks)
+    first, second, third = (c.estimate_usd for c in uncapped.chunks)
     cap = first + second + third / 2
     capped = plan_scope(snapshot, sorted(files), {}, None, chunk_tokens=20_100, price=K26, max_usd=cap)
     assert len(capped.chunks) == 2 and capped.left_out == ["m4.py", "m5.py"]
