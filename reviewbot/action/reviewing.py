@@ -1,11 +1,11 @@
-"""One pull request reviewed inside an Actions job: the review job's steps (gates, prompt, engine, publishing,
-check run) on a plain-token port, with in-memory stand-ins where the service uses Redis."""
+"""One pull request reviewed inside an Actions job: the worker's review pipeline on a plain-token port, with
+in-memory stand-ins where the service uses Redis and in-process polling where the worker defers."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from reviewbot.action.action_check import ActionCheck
 from reviewbot.action.memory import MemoryRedis
@@ -14,15 +14,15 @@ from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.errors import ModelQueued, PermanentError, RetryableError
 from reviewbot.inference.client import ModelClient
 from reviewbot.inference.memo import MemoryMemo
+from reviewbot.inference.polling import answer_polling
 from reviewbot.inference.structured import StructuredReviewer
-from reviewbot.inference.verify_request import StructuredVerifier
-from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, load_config, only_merged_base
-from reviewbot.jobs.pr_review.post_review import publish, review_markers
-from reviewbot.jobs.pr_review.pr_prompt import pr_prompt
-from reviewbot.jobs.pr_review.screenshots import screenshots
+from reviewbot.inference.tools import RepoTools
+from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, load_config
+from reviewbot.jobs.pr_review.pipeline import ReviewPorts, review_head
+from reviewbot.jobs.pr_review.post_review import review_markers
 from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
-from reviewbot.review.config import LoadedConfig, RepoConfig, with_security
-from reviewbot.review.engine import ReviewInput, ReviewResult, run_review
+from reviewbot.review.config import LoadedConfig, RepoConfig
+from reviewbot.review.findings.dismissals import Learning
 from reviewbot.settings import Settings
 from reviewbot.state.learnings_store import from_config
 
@@ -67,7 +67,7 @@ async def review_in_action(run: Run, request: ReviewRequest) -> Outcome:
     check = ActionCheck(port, repo, pull.head_sha, number)
     await check.open("in_progress", "Review in progress", "reviewbot is reading the changes.")
     try:
-        await _review(run, check, request, pull, LoadedConfig(config, loaded.errors), key)
+        await _review(run, check, request, pull, LoadedConfig(config, loaded.errors))
     except (PermanentError, RetryableError) as exc:
         if refused(exc) and not isinstance(exc, MissingPermission):  # the check run worked: the review was refused
             exc = explain(exc, "pull-requests", "post the review or its comments")
@@ -83,41 +83,24 @@ async def review_in_action(run: Run, request: ReviewRequest) -> Outcome:
                    title, summary)
 
 
-async def _review(run: Run, check: ActionCheck, request: ReviewRequest, pull: PullInfo, loaded: LoadedConfig,
-                  key: bytes) -> None:
-    port, repo, head_sha = run.port, request.repo, pull.head_sha
-    if request.trigger == "synchronize" and request.before and await only_merged_base(port, repo, head_sha,
-                                                                                      request.before, pull.base_sha):
-        await check.complete("skipped", "Base branch merged in", "This push only merged the base branch into the "
-                             f"pull request; the review of {request.before[:7]} still applies. Comment "
-                             "`@reviewbot review` to review again.")
-        return
-    security = request.trigger == SECURITY_TRIGGER
-    config = with_security(loaded.config) if security else loaded.config
-    images, notes = await screenshots(port, run.settings, repo, pull)
-    built = await pr_prompt(run.settings, port, MemoryRedis(), 0, repo, pull, config, tuple(notes))
-    reviewer = StructuredReviewer(run.client, memo=MemoryMemo(), tools=built.tools,
-                                  max_turns=run.settings.max_tool_turns,
-                                  token_budget=run.settings.review_token_budget, images=images)
-    result = await _answered(built.review_input, reviewer)
-    if (await port.get_pull(repo, pull.number)).head_sha != head_sha:
-        await check.complete("cancelled", "Review cancelled", "A newer commit was pushed while this one was being "
-                             "reviewed; the newer commit is reviewed instead.")
-        return
-    await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=built.diff, config=config,
-                  run_id=run.run_id, full=request.full, key=key, config_errors=tuple(loaded.errors),
-                  unseen=built.unseen, learnings=from_config(config.learnings))
+async def _review(run: Run, check: ActionCheck, request: ReviewRequest, pull: PullInfo, loaded: LoadedConfig) -> None:
+    settings = run.settings
+
+    def reviewer(tools: RepoTools | None, images: list[dict[str, Any]]) -> StructuredReviewer:
+        return StructuredReviewer(run.client, memo=MemoryMemo(), tools=tools, max_turns=settings.max_tool_turns,
+                                  token_budget=settings.review_token_budget, images=images)
+
+    async def learnings(config: RepoConfig) -> tuple[Learning, ...]:
+        return from_config(config.learnings)  # no memory between runs: only the configuration's
+
+    ports = ReviewPorts(settings=settings, port=run.port, store=MemoryRedis(), reviewer=reviewer,
+                        answer=answer_polling(_queued), learnings=learnings, app="reviewbot")
+    await review_head(ports, check, request, pull, loaded, security=request.trigger == SECURITY_TRIGGER,
+                      full=request.full)
 
 
-async def _answered(inp: ReviewInput, reviewer: StructuredReviewer) -> ReviewResult:
-    """The review, waiting in-process when the provider queues it (a job cannot be re-enqueued here)."""
-    while True:
-        attempt = reviewer.fresh()  # the replayed answers of the last attempt count again
-        try:
-            return await run_review(inp, attempt, StructuredVerifier(attempt))
-        except ModelQueued as exc:
-            log.info("the model provider queued the review; polling", extra={"retry_after": exc.retry_after})
-            await asyncio.sleep(exc.retry_after or 10.0)
+def _queued(exc: ModelQueued) -> None:
+    log.info("the model provider queued the review; polling", extra={"retry_after": exc.retry_after})
 
 
 def _blocking(config: RepoConfig, severity: str | None) -> RepoConfig:

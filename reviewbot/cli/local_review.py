@@ -11,7 +11,7 @@ from typing import Any
 from reviewbot.inference.pricing import cost
 from reviewbot.repos.localgit import read_local_change
 from reviewbot.repos.localinput import local_input
-from reviewbot.review.engine import ReviewInput, ReviewResult, prepare, run_review
+from reviewbot.review.engine import ReviewInput, ReviewResult, prepare
 from reviewbot.review.prompt.plan import Plan
 from reviewbot.settings import Settings
 from reviewbot.settings.catalogue import DEFAULT_PRICES
@@ -41,11 +41,10 @@ async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
     # Imported here: a dry run needs none of the model client, and start-up is what a user waits for.
     import httpx
 
-    from reviewbot.errors import ModelQueued
     from reviewbot.inference.factory import model_client
     from reviewbot.inference.memo import MemoryMemo
+    from reviewbot.inference.polling import answer_polling
     from reviewbot.inference.structured import StructuredReviewer
-    from reviewbot.inference.verify_request import StructuredVerifier
     from reviewbot.observe.progress import ReviewStatus
 
     timeout = httpx.Timeout(settings.model_timeout, connect=10.0)
@@ -56,13 +55,9 @@ async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
                                       token_budget=settings.review_token_budget)
         with ReviewStatus() as status:  # progress on stderr when it is a terminal
             client.on_request = status.request_done
-            while True:
-                attempt = reviewer.fresh()  # the replayed answers of the last attempt count again
-                try:
-                    return await run_review(inp, attempt, StructuredVerifier(attempt))
-                except ModelQueued as exc:
-                    print(f"reviewbot: {exc}; polling again in {exc.retry_after:.0f}s", file=sys.stderr)
-                    await asyncio.sleep(exc.retry_after or 10.0)
+            answer = answer_polling(lambda exc: print(f"reviewbot: {exc}; polling again in {exc.retry_after:.0f}s",
+                                                      file=sys.stderr))
+            return await answer(inp, reviewer)
 
 
 def _as_json(result: ReviewResult) -> str:

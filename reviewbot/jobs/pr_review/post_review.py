@@ -4,6 +4,7 @@ resolved, and the check run completed with annotations."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.app.port import GitHubPort, PullInfo
@@ -17,6 +18,18 @@ from reviewbot.review.publish.markdown import Links, ReviewReport
 from reviewbot.review.publish.posting import Existing, Publication, plan, without_inline
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Posted:
+    """What publishing did: the review's id, its inline comments, findings held back as dismissed, threads
+    resolved as fixed, and whether only the lines pushed since the last review were commented on."""
+
+    review_id: int
+    comments: int
+    dismissed: int
+    resolved: int
+    incremental: bool
 
 
 def review_markers(reviews: list[dict[str, Any]], key: bytes) -> list[dict[str, Any]]:
@@ -38,7 +51,7 @@ async def already_posted(port: GitHubPort, repo: str, number: int, head_sha: str
 async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha: str, report: ReviewReport,
                   diff: ParsedDiff, config: RepoConfig, run_id: str, full: bool, key: bytes,
                   config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = (),
-                  learnings: tuple[Learning, ...] = (), app: str = "reviewbot") -> dict[str, Any]:
+                  learnings: tuple[Learning, ...] = (), app: str = "reviewbot") -> Posted:
     repo, number = check.repo, pull.number
     earlier = review_markers(await port.list_reviews(repo, number), key)
     threads = await port.review_threads(repo, number)
@@ -59,9 +72,8 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
     summary = publication.summary + (f"\n\n{resolved} earlier finding(s) are fixed; their threads were resolved."
                                      if resolved else "")
     await check.complete(publication.conclusion, publication.title, summary, annotations=publication.annotations)
-    return {"outcome": "reviewed", "review_id": review_id, "comments": len(publication.payload["comments"]),
-            "dismissed": publication.dismissed,
-            "resolved": resolved, "incremental": changed is not None}
+    return Posted(review_id, len(publication.payload["comments"]), publication.dismissed, resolved,
+                  changed is not None)
 
 
 def _open_findings(threads: list[Any], full: bool, key: bytes) -> Existing:

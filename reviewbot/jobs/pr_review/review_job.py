@@ -18,26 +18,21 @@ from reviewbot.inference.budget import BudgetBusy, BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.verify_request import StructuredVerifier
 from reviewbot.jobs.pr_review.checkrun import CheckRun
-from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, config_digest, load_config, only_merged_base
-from reviewbot.jobs.pr_review.post_review import already_posted, publish
-from reviewbot.jobs.pr_review.pr_prompt import pr_prompt
-from reviewbot.jobs.pr_review.screenshots import screenshots
+from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, config_digest, load_config
+from reviewbot.jobs.pr_review.pipeline import ReviewPorts, review_head
+from reviewbot.jobs.pr_review.post_review import already_posted
 from reviewbot.observe.fencing import lease_lost
-from reviewbot.observe.jobcontext import current, note_review
+from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
 from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
-from reviewbot.review.config import (
-    LoadedConfig,
-    RepoConfig,
-    with_security,
-)
-from reviewbot.review.engine import run_review
+from reviewbot.review.config import LoadedConfig, RepoConfig
+from reviewbot.review.engine import ReviewInput, ReviewResult, run_review
 from reviewbot.review.findings.dismissals import Learning
-from reviewbot.review.prompt.calibration import prompt_chars
 from reviewbot.state import keys
 from reviewbot.state.learnings_store import Learnings, from_config
 
 if TYPE_CHECKING:
+    from reviewbot.inference.structured import StructuredReviewer
     from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
@@ -205,39 +200,26 @@ def review_time(job_timeout: float) -> float:
 
 async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, request: ReviewRequest, job_id: str,
                   pull: PullInfo, loaded: LoadedConfig, full: bool) -> dict[str, Any]:
-    repo, number, head_sha = request.repo, request.number, request.head_sha
-    before = request.before
-    if request.trigger == "synchronize" and before and await only_merged_base(port, repo, head_sha, before,
-                                                                             pull.base_sha):
-        await check.complete("skipped", "Base branch merged in", "This push only merged the base branch into the "
-                             f"pull request; the review of {before[:7]} still applies. Comment `review` to "
-                             "the app to review again.")
-        return {"outcome": "skipped", "reason": "update branch"}
     # `@app security-review` (its trigger, or an upgrade of an already queued review) → security mode
     security = request.trigger == SECURITY_TRIGGER or bool(await redis.get(keys.security_key(job_id)))
-    config = with_security(loaded.config) if security else loaded.config
-    images, image_notes = await screenshots(port, deps.settings, repo, pull)
-    built = await pr_prompt(deps.settings, port, redis, request.installation_id, repo, pull, config, tuple(image_notes))
-    review_input, diff, tools, stores = built.review_input, built.diff, built.tools, built.stores
 
     async def gate(held_tokens: int, held_usd: float) -> None:
-        await deps.budget.reserve(request.installation_id, repo, job_id, held_usd, held_tokens)
+        await deps.budget.reserve(request.installation_id, request.repo, job_id, held_usd, held_tokens)
 
-    reviewer = deps.reviewer(job_id, tools, gate, images)
-    result = await run_review(review_input, reviewer, StructuredVerifier(reviewer))
-    note_review(result.report)  # observe: files and findings for the usage ledger
-    await stores.save_layout(built.layout_key, result.plan.layout)
-    if result.report.usage.requests == 1:  # one request: its prompt_tokens measure exactly what we estimated
-        sent = prompt_chars(result.prompt.messages, tools.definitions() if tools is not None else None)
-        await stores.observe(deps.settings.model, sent, result.report.usage.prompt_tokens)
-    if (await port.get_pull(repo, number)).head_sha != head_sha:  # GitHub's word, however the deliveries came
-        await check.complete("cancelled", "Review cancelled", "A newer commit was pushed while this one was being "
-                             "reviewed; the newer commit is reviewed instead.")
-        return {"outcome": "superseded"}
-    outcome = await publish(port, check, pull=pull, head_sha=head_sha, report=result.report, diff=diff,
-                            config=config, run_id=request.run, full=full, key=deps.settings.marker_key(),
-                            config_errors=tuple(loaded.errors), unseen=built.unseen,
-                            learnings=await _learnings(redis, repo, config, deps.settings.learning_ttl_days),
-                            app=await known_slug(deps.settings, redis) or "reviewbot")
-    await redis.delete(keys.security_key(job_id))
-    return {**outcome, "usage": result.report.usage.as_json()}
+    async def learnings(config: RepoConfig) -> tuple[Learning, ...]:
+        return await _learnings(redis, request.repo, config, deps.settings.learning_ttl_days)
+
+    ports = ReviewPorts(settings=deps.settings, port=port, store=redis,
+                        reviewer=lambda tools, images: deps.reviewer(job_id, tools, gate, images),
+                        answer=answer_once, learnings=learnings,
+                        app=await known_slug(deps.settings, redis) or "reviewbot",
+                        installation_id=request.installation_id)
+    reviewed = await review_head(ports, check, request, pull, loaded, security=security, full=full)
+    if reviewed.outcome == "reviewed":
+        await redis.delete(keys.security_key(job_id))
+    return reviewed.as_json()
+
+
+async def answer_once(review_input: ReviewInput, reviewer: StructuredReviewer) -> ReviewResult:
+    """The worker asks once: a request the provider queues raises ModelQueued, and the job defers to poll it."""
+    return await run_review(review_input, reviewer, StructuredVerifier(reviewer))
