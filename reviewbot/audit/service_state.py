@@ -71,7 +71,7 @@ class AuditStore:
         """The audit's record (written by the planning and the finishing job, one at a time)."""
         audit_id, record = audit.id, audit.as_json()
         await self.redis.set(record_key(audit_id), json.dumps(record), ex=TTL_S)
-        await self.redis.zadd(INDEX_KEY, {audit_id: float(record.get("created") or time.time())})
+        await self.redis.zadd(INDEX_KEY, {audit_id: audit.created or time.time()})
         await self.redis.zremrangebyrank(INDEX_KEY, 0, -KEEP_AUDITS - 1)
 
     async def load(self, audit_id: str) -> AuditRecord | None:
