@@ -57,6 +57,11 @@ class RateLimits:
             limit = int(lowered.get("x-ratelimit-limit") or 0)
         except (KeyError, ValueError, TypeError):
             return
+        known = self._quotas.get(key)
+        if known is not None and known.reset_at == reset_at and known.remaining < remaining:
+            # Within one window GitHub's count only falls: concurrent requests' answers can be read out of order,
+            # and the older, higher count must not hide what was already spent (the gauge, the reserve check).
+            return
         self._quotas[key] = Quota(remaining, reset_at, limit)
 
     def quota(self, key: str) -> Quota | None:
