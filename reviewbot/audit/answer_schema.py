@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from reviewbot.inference.structured import response_formats
-from reviewbot.review.findings.schema import FINDING_SCHEMA, REVIEW_OPTIONAL
+from reviewbot.review.findings.schema import FINDING_SCHEMA, REVIEW_NONEMPTY, REVIEW_OPTIONAL
 
 MAX_EVIDENCE = 6  # lines per finding: enough for source, a step or two and the sink; the schema says so too
 # Hand-written, small and byte-stable like the review's: it sits in the cached prefix of every chunk. Strict
@@ -33,7 +33,8 @@ AUDIT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 # A grammar-constrained server is not made to write the defaulted fields (evidence among them: pydantic fills []).
-AUDIT_FORMATS: tuple[dict[str, Any], ...] = response_formats("audit", AUDIT_SCHEMA, REVIEW_OPTIONAL)
+AUDIT_FORMATS: tuple[dict[str, Any], ...] = response_formats("audit", AUDIT_SCHEMA, REVIEW_OPTIONAL,
+                                                                   REVIEW_NONEMPTY)
 EVIDENCE_INSTRUCTIONS = """\
 Evidence: for each finding, evidence lists the lines that show the bug, in order: where the untrusted input \
 enters (role "source"), what carries it (role "step"), and where it does harm (role "sink"), each with the \

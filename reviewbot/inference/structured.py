@@ -16,6 +16,7 @@ from reviewbot.inference.grammar_form import grammar_schema
 from reviewbot.inference.memo import RequestMemo
 from reviewbot.model import ModelAnswer, Usage
 from reviewbot.review.findings.schema import (
+    REVIEW_NONEMPTY,
     REVIEW_OPTIONAL,
     REVIEW_SCHEMA,
     OutputInvalid,
@@ -29,21 +30,23 @@ T = TypeVar("T")
 
 
 
-def response_formats(name: str, schema: dict[str, Any], optional: Collection[str] = ()) -> tuple[dict[str, Any], ...]:
+def response_formats(name: str, schema: dict[str, Any], optional: Collection[str] = (),
+                     nonempty: Collection[str] = ()) -> tuple[dict[str, Any], ...]:
     """The response_format shapes to try, strictest first; each fits the model's published input schema, which
     requires `json_schema.name`. Then the schema without strict mode; then JSON mode with the schema beside it,
     which llama.cpp's server turns into a grammar where it refuses json_schema — trimmed to what a grammar
-    follows cheaply, the `optional` properties not forced (grammar_form); then plain JSON mode. The prompt
+    follows cheaply, the `optional` properties not forced, the `nonempty` strings at least one character
+    (grammar_form); then plain JSON mode. The prompt
     carries the full schema either way, and the answer is validated against it."""
     return (
         {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}},
         {"type": "json_schema", "json_schema": {"name": name, "schema": schema}},
-        {"type": "json_object", "schema": grammar_schema(schema, optional)},
+        {"type": "json_object", "schema": grammar_schema(schema, optional, nonempty)},
         {"type": "json_object"},
     )
 
 
-RESPONSE_FORMATS = response_formats("review", REVIEW_SCHEMA, REVIEW_OPTIONAL)
+RESPONSE_FORMATS = response_formats("review", REVIEW_SCHEMA, REVIEW_OPTIONAL, REVIEW_NONEMPTY)
 FINAL_TURN = "Stop using tools now and answer with the JSON object only."
 # A truncated answer (finish_reason "length") is asked again once with a larger output limit (a reasoning model's
 # counts its reasoning too, hence the floor), within the model's context window; a second truncation ends the

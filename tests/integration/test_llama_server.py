@@ -4,7 +4,7 @@ The server is `llama-cpp-python[server]` with the Gemma 3 270M GGUF that PyPI sh
 virtual environment (`.venv-llama`, made by `.ci/run`, or `REVIEWBOT_LLAMA_PYTHON`), since building llama.cpp
 takes minutes. A model this small reviews nothing worth reading: what is checked is the path — structured
 output stepping down from the `json_schema` the server refuses to a grammar it follows, the output limit it reads
-(`max_tokens`), usage counted without cached tokens, no key.
+(`max_tokens`), usage counted without cached tokens when the model's answer is valid, no key.
 """
 
 from __future__ import annotations
@@ -108,8 +108,8 @@ def test_the_real_server_refuses_json_schema_as_the_issue_says(llama_server: str
 def test_a_review_through_llama_cpp_needs_no_key_and_steps_down_to_a_form_it_accepts(
         llama_server: str, repo: Path) -> None:
     # Small output and few turns: a grammar-constrained answer on busy CPU cores takes a third of a second a token.
-    # Two attempts, not one: once in CI the request after the two refused forms' 400s met a connection closed with
-    # no answer (RemoteProtocolError, 6 ms later: a kept-alive connection the server had closed, most likely). The
+    # Two attempts, not one: once in CI the request after the two refused forms met a connection closed with no
+    # answer (RemoteProtocolError, 6 ms later; the server answers the refused forms with a 500 and a traceback). The
     # product's default gives every user three attempts; a server that really fails still fails both.
     env = {"REVIEWBOT_MODEL_BASE_URL": llama_server, "REVIEWBOT_MODEL": "gemma3-270m",
            "REVIEWBOT_MAX_COMPLETION_TOKENS": "256", "REVIEWBOT_PROMPT_TOKENS": "8000",
@@ -118,10 +118,24 @@ def test_a_review_through_llama_cpp_needs_no_key_and_steps_down_to_a_form_it_acc
     done = run_cli(["review", "--repo", str(repo), "--base", "main", "--format", "json"], env, repo.parent,
                    timeout=REVIEW_S)
     assert "CLOUDFLARE_API_TOKEN" not in done.stderr
-    assert "busy" not in done.stderr
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert "busy" not in done.stderr and "model request failed" not in done.stderr
+    # The path: both json_schema forms refused, the grammar form (the third) accepted and answered.
+    stepped = [json.loads(line)["form"] for line in done.stderr.splitlines()
+               if line.startswith("{") and "trying the next form" in line]
+    assert stepped == [0, 1], done.stderr[-3000:]
+    if done.returncode != 0:
+        # What the model wrote is the model's: a 270M model under a grammar may write an answer the validation
+        # refuses, or loop until the output limit (seen: findings repeated past 512 tokens). Which one it does moves
+        # with every byte of the prompt, so the test holds reviewbot to saying so plainly, after asking once more
+        # with a larger limit or a repair turn, and never to the toy model's quality.
+        assert done.returncode == 1, done.stderr[-3000:]
+        assert any(told in done.stderr for told in MODEL_TOLD), done.stderr[-3000:]
+        return
     result = json.loads(done.stdout)
     usage = result["usage"]
     assert usage["prompt_tokens"] > 0 and usage["cached_tokens"] == 0
     assert isinstance(result["findings"], list)
 
+
+MODEL_TOLD = ("was cut off at its output limit (512 tokens, reasoning included) twice",
+              "was not valid review JSON after a repair turn")

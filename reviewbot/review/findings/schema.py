@@ -195,6 +195,13 @@ REVIEW_OPTIONAL: frozenset[str] = frozenset(
     name for model in (ReviewOutput, FileNote, Finding, IssueVerdict)
     for name, spec in model.model_fields.items() if not spec.is_required())
 
+# Strings the validation requires non-empty (a finding's path and title), by property name: a grammar-constrained
+# server is told so (`minLength: 1` costs a grammar one character rule), or a small model writes "" and fails.
+REVIEW_NONEMPTY: frozenset[str] = frozenset(
+    name for model in (ReviewOutput, FileNote, Finding, IssueVerdict)
+    for name, spec in model.model_fields.items()
+    if any(getattr(rule, "min_length", 0) >= 1 for rule in spec.metadata))
+
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)\n?```", re.DOTALL)
 
 

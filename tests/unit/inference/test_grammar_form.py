@@ -11,11 +11,13 @@ import pytest
 from reviewbot.inference.grammar_form import grammar_schema
 from reviewbot.inference.structured import RESPONSE_FORMATS
 from reviewbot.review.findings.schema import (
+    REVIEW_NONEMPTY,
     REVIEW_OPTIONAL,
     REVIEW_SCHEMA,
     FileNote,
     Finding,
     IssueVerdict,
+    OutputInvalid,
     ReviewOutput,
     parse_review_output,
 )
@@ -30,7 +32,8 @@ CORE_ANSWER = {"summary": "Subtracts instead of adding.", "findings": [
 def test_the_json_object_form_carries_the_trimmed_schema_and_the_strict_forms_the_full_one() -> None:
     strict, plain, grammar, bare = RESPONSE_FORMATS
     assert strict["json_schema"]["schema"] is REVIEW_SCHEMA and plain["json_schema"]["schema"] is REVIEW_SCHEMA
-    assert grammar == {"type": "json_object", "schema": grammar_schema(REVIEW_SCHEMA, REVIEW_OPTIONAL)}
+    assert grammar == {"type": "json_object",
+                       "schema": grammar_schema(REVIEW_SCHEMA, REVIEW_OPTIONAL, REVIEW_NONEMPTY)}
     assert bare == {"type": "json_object"}
 
 
@@ -57,6 +60,20 @@ def test_the_grammar_still_forces_the_core_of_every_object() -> None:
     del broken["findings"][0]["title"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+def test_the_grammar_forbids_the_empty_strings_the_validation_refuses() -> None:
+    """A small model once wrote `"title": ""` under the grammar and failed the review after its repair turn."""
+    assert set(REVIEW_NONEMPTY) == {"path", "title"}
+    for name in ("path", "title"):
+        empty = copy.deepcopy(CORE_ANSWER)
+        empty["findings"][0][name] = ""
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(empty, GRAMMAR_FORM["schema"])
+        with pytest.raises(OutputInvalid):
+            parse_review_output(json.dumps(empty))
+    finding = GRAMMAR_FORM["schema"]["properties"]["findings"]["items"]["properties"]
+    assert finding["body"] == {"type": "string"}  # no bound the validation does not set
 
 
 def test_no_optional_name_is_required_anywhere_else() -> None:
