@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.commands.thread_commands import parse_thread_command
+from reviewbot.commands.decisions import parse_thread_command
 
 # Only the repository's owner is trusted on sight: an organisation MEMBER or a COLLABORATOR may hold read access
 # only, so the worker asks the permission API before any of their requests can spend money.
@@ -26,7 +26,7 @@ class ThreadReply:
     author: str
     trusted: bool  # the association alone allows it; otherwise the worker asks the permission API
     mentioned: bool  # the App was named: a question (answered in any review thread), or a command
-    command: str = ""  # a thread command's verb (`thread_commands.ThreadVerb`), or "" for a question
+    command: str = ""  # a thread command's verb (`decisions.ThreadVerb`), or "" for a question
     reason: str = ""  # the command's own words after the verb
 
 
