@@ -22,9 +22,10 @@ _VERB = re.compile("|".join(f"(?P<{name.replace(' ', '_').replace('-', '_')}>{sp
                             for name, spelling in _VERBS) + r"(?![\w'’]|-\w)", re.IGNORECASE)
 _NAMES = {name.replace(" ", "_").replace("-", "_"): name for name, _ in _VERBS}
 _MENTION = re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]*)(\[bot\])?", re.IGNORECASE)
-_AFTER_MENTION = ",:，：、"  # "@app, dismiss", "@app：dismiss"
+_AFTER_MENTION = ("", ",", ":", "，", "：", "、")  # "@app", "@app, dismiss": addressed, no command
 _ENDS = ".!。！…"  # a command may end like a sentence: "@app dismiss." "@app won't fix!"
 _QUESTION = "?？"
+_DASHES = "–—―"
 # Sentence-final question particles, for languages that ask without a mark ("…ですか", "…吗", "…까").
 _PARTICLES = ("か", "かな", "吗", "嗎", "呢", "까", "까요", "나요")
 MAX_REASON = 200
@@ -56,17 +57,16 @@ def read(paragraph: str, wanted: set[str]) -> Reading | None:
     mention = _MENTION.match(paragraph)
     if mention is None or mention.group(1).lower() not in wanted:
         return None
-    rest = paragraph[mention.end():]
-    if rest and not (rest[0].isspace() or rest[0] in _AFTER_MENTION):
+    rest, name = paragraph[mention.end():], mention.group(1)
+    if rest[:1] in _AFTER_MENTION:
+        return Reading(name)  # addressed ("@app, please…"), but only a space may stand between mention and verb
+    if not rest[0].isspace():
         return None  # "@app.example.com", "@app's": another word
-    name = mention.group(1)
-    rest = rest.lstrip()
-    rest = rest[1:].lstrip() if rest[:1] and rest[0] in _AFTER_MENTION else rest
-    verb = _VERB.match(rest)
+    verb = _VERB.match(rest.lstrip())
     if verb is None or verb.lastgroup is None:
         return Reading(name)
     canonical = _NAMES[verb.lastgroup]
-    tail = rest[verb.end():]
+    tail = rest.lstrip()[verb.end():]
     words = ""
     if canonical == "audit":  # `audit [full] [PATH…]`: its words are arguments, not prose
         words, tail = _until_separator(tail)
@@ -105,11 +105,13 @@ def _reason(tail: str) -> str | None:
 def _separator(text: str) -> str | None:
     """What follows an explicit separator at the start of `text` (a colon, a dash, a line break), else None."""
     text = _hstrip(text)
-    if text[:1] in ("\n", ":", "：", "–", "—", "―"):
+    if text[:1] in ("\n", ":", "："):
         return text[1:]
-    for dash in ("--", "-"):  # an ASCII dash only when spaced: "dismiss -x" is not "dismiss - x"
-        if text.startswith(dash) and (len(text) == len(dash) or text[len(dash)].isspace()):
-            return text[len(dash):]
+    if text[:1] in _DASHES:  # a run of them: "——" is how Chinese writes a dash
+        return text.lstrip(_DASHES)
+    after = text.lstrip("-")
+    if after != text and (not after or after[0].isspace()):
+        return after  # an ASCII dash only when spaced: "dismiss -x" is not "dismiss - x"
     return None
 
 

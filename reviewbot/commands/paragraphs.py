@@ -54,6 +54,8 @@ def _inline_text(children: list[Token]) -> Iterator[str]:
             yield "\n"
         elif child.type == "text":
             yield child.content
+        elif child.type == "html_inline" and child.content.startswith("<!--"):
+            continue  # GitHub shows nothing of a comment: "@app dismiss <!-- note -->" reads "@app dismiss"
         elif child.type == "code_inline":
             yield f"{OPAQUE}`{child.content}`{OPAQUE}"
         elif child.type in ("html_inline", "image", "text_special"):

@@ -21,6 +21,7 @@ NAMES = ["reviewbot"]
     ("@reviewbot full review please", "unknown"),  # words after the verb without a separator: prose
     ("@reviewbot what does full review cost?", "unknown"),
     ("@reviewbot dismiss", "unknown"),  # a thread's command, not a pull request's
+    ("@reviewbot, review", "unknown"),  # only a space stands between the mention and the verb
 ])
 def test_a_pull_request_comment_command(text: str, verb: str) -> None:
     command = parse_command(text, NAMES)
@@ -76,6 +77,9 @@ def test_audit_arguments(text: str, args: tuple[str, ...]) -> None:
     ("@reviewbot\tdismiss！", "dismiss", ""),
     ("@reviewbot dismiss：テスト用のデータです", "dismiss", "テスト用のデータです"),
     ("@reviewbot false positive: `a?b` is a regex", "false-positive", "`a?b` is a regex"),
+    ("@reviewbot dismiss <!-- noise -->", "dismiss", ""),
+    ("@reviewbot false positive——网关层已校验", "false-positive", "网关层已校验"),
+    ("@reviewbot dismiss -- generated", "dismiss", "generated"),
 ])
 def test_a_thread_command_and_its_reason(text: str, verb: str, reason: str) -> None:
     command = parse_thread_command(text, NAMES)
@@ -86,7 +90,8 @@ def test_a_thread_command_and_its_reason(text: str, verb: str, reason: str) -> N
     "@reviewbot dismiss?", "@reviewbot dismiss？", "@reviewbot dismiss: is this reachable at all?",
     "@reviewbot dismiss：これはテストだけですか", "@reviewbot dismiss this", "@reviewbot dismiss, fine",
     "@reviewbot dismiss. Fine.", "@reviewbot dismissal", "@reviewbot dismiss-all", "@reviewbot dismiss -x",
-    "@reviewbot **dismiss**", "@reviewbot [dismiss](https://example.com)", "~~@reviewbot dismiss~~",
+    "@reviewbot **dismiss**", "@reviewbot, dismiss", "@reviewbot: dismiss", "@reviewbot dismiss <!-- --> all",
+    "@reviewbot [dismiss](https://example.com)", "~~@reviewbot dismiss~~",
 ])
 def test_prose_and_questions_are_no_thread_command(text: str) -> None:
     assert parse_thread_command(text, NAMES) is None
