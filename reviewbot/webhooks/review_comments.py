@@ -49,11 +49,12 @@ def review_comment(payload: dict[str, Any], names: Iterable[str], field: Any) ->
         return "comments from bots (the App's own included) are never answered"
     body = str(comment.get("body") or "")
     names = list(names)
-    mentioned = mentions(body, names)
+    command = parse_thread_command(body, names)
+    # A command's mention is one the grammar read; `mentions` is the wider net for questions
+    mentioned = command is not None or mentions(body, names)
     if not mentioned:  # free text never dismisses anything, whatever its words: only a command does
         return "review comment does not address reviewbot"
     reply_to = comment.get("in_reply_to_id")
-    command = parse_thread_command(body, names)
     comment_id = field(comment, "id", int)
     pull = field(payload, "pull_request", dict)
     return ThreadReply(
