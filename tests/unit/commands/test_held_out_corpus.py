@@ -1,6 +1,7 @@
-"""The held-out corpus (422 replies, 11 languages, written from the documented grammar by someone who read no code)
-through the webhook's real decisions: no prose is ever a dismissal or a forget, and plainly written commands are
-read. The figures are printed (`pytest -s`) and quoted in docs/security.md."""
+"""The held-out corpus through the webhook's real decisions: no prose dismisses, commands are read (`pytest -s`)."""
+
+# 422 replies in 11 languages, written from the documented grammar by someone who read no code; the figures are
+# quoted in docs/security.md ("How replies are read").
 
 from __future__ import annotations
 
