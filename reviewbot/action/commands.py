@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from reviewbot.action.reviewing import Outcome, Run, review_in_action
-from reviewbot.commands.comment_commands import help_text
+from reviewbot.commands.help import help_text
 from reviewbot.errors import GitHubError
 from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
 from reviewbot.webhooks.events import CommentCommand

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from reviewbot.commands.comment_commands import Command, parse_command
+from reviewbot.commands.decisions import Command, parse_command
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.webhooks.pushes import DefaultBranchPush, default_branch_push
 from reviewbot.webhooks.review_comments import TRUSTED_ASSOCIATIONS, ThreadReply, review_comment

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from reviewbot.commands.thread_commands import parse_thread_command
+from reviewbot.commands.decisions import parse_thread_command
 
 # Only the repository's owner is trusted on sight: an organisation MEMBER or a COLLABORATOR may hold read access
 # only, so the worker asks the permission API before any of their requests can spend money.
@@ -26,7 +26,7 @@ class ThreadReply:
     author: str
     trusted: bool  # the association alone allows it; otherwise the worker asks the permission API
     mentioned: bool  # the App was named: a question (answered in any review thread), or a command
-    command: str = ""  # a thread command's verb (`thread_commands.ThreadVerb`), or "" for a question
+    command: str = ""  # a thread command's verb (`decisions.ThreadVerb`), or "" for a question
     reason: str = ""  # the command's own words after the verb
 
 
@@ -49,11 +49,12 @@ def review_comment(payload: dict[str, Any], names: Iterable[str], field: Any) ->
         return "comments from bots (the App's own included) are never answered"
     body = str(comment.get("body") or "")
     names = list(names)
-    mentioned = mentions(body, names)
+    command = parse_thread_command(body, names)
+    # A command's mention is one the grammar read; `mentions` is the wider net for questions
+    mentioned = command is not None or mentions(body, names)
     if not mentioned:  # free text never dismisses anything, whatever its words: only a command does
         return "review comment does not address reviewbot"
     reply_to = comment.get("in_reply_to_id")
-    command = parse_thread_command(body, names)
     comment_id = field(comment, "id", int)
     pull = field(payload, "pull_request", dict)
     return ThreadReply(

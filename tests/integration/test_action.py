@@ -134,7 +134,7 @@ def test_a_comment_command_from_a_writer_reviews_again(pull: dict[str, Any], tmp
     assert run_action(tmp_path, fake_github, fake_model, "pull_request", pr_event(pull)).returncode == 0
     fake_model.script_reply(findings_json([bug_finding()], "Again."))
     done = run_action(tmp_path, fake_github, fake_model, "issue_comment",
-                      comment_event(fake_github, "@reviewbot full review please"))
+                      comment_event(fake_github, "Rebased.\n\n@reviewbot full review"))
     assert done.returncode == 0, done.stderr
     assert len(fake_github.reviews[(REPO, NUMBER)]) == 2  # an explicit request reviews a reviewed commit again
     assert len(fake_github.reviews[(REPO, NUMBER)][1]["comments"]) == 1  # full: earlier findings ignored

@@ -100,7 +100,7 @@ async def test_closing_the_pr_cancels_pending_work(web: httpx.Client, settings: 
 async def test_a_member_comment_triggers_a_review_and_an_eyes_reaction(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub) -> None:
     pull = open_pull(fake_github)
-    body = comment(fake_github, pull, "Could you take a look? @Reviewbot-Test review")
+    body = comment(fake_github, pull, "Could you take a look?\n\n@Reviewbot-Test review")
     assert deliver(web, "issue_comment", body).json()["status"] == "queued"
     await drain(settings, redis_url)
     assert [r["content"] for r in fake_github.reactions[body["comment"]["id"]]] == ["eyes"]
@@ -157,7 +157,8 @@ async def test_bots_never_trigger(web: httpx.Client, fake_github: FakeGitHub, re
 async def test_comments_not_addressed_to_the_app_are_ignored(web: httpx.Client, fake_github: FakeGitHub,
                                                              redis_url: str) -> None:
     pull = open_pull(fake_github)
-    for body in ("LGTM", "@someone-else review", "> @reviewbot-test review\nquoted", "`@reviewbot-test review`"):
+    for body in ("LGTM", "@someone-else review", "> @reviewbot-test review\nquoted", "`@reviewbot-test review`",
+                 "Could you take a look? @reviewbot-test review"):  # a command is a paragraph of its own
         assert deliver(web, "issue_comment", comment(fake_github, pull, body)).json()["status"] == "ignored"
     assert queued(redis_url) == []
 

@@ -1,4 +1,4 @@
-"""The dismissal corpus: 116 replies written the way people write them; only an explicit command dismisses."""
+"""The dismissal corpus: 142 replies written the way people write them; only an explicit command dismisses."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from reviewbot.commands.thread_commands import DISMISSALS, parse_thread_command
+from reviewbot.commands.decisions import DISMISSALS, parse_thread_command
 from reviewbot.webhooks.events import Ignored, decide
 from reviewbot.webhooks.review_comments import ThreadReply
 
@@ -33,6 +33,7 @@ def test_the_corpus_is_large_and_varied() -> None:
     assert len(CORPUS) >= 80
     assert {"affirmation", "negation", "question", "quote", "code", "sarcasm", "language", "command"} <= set(kinds)
     assert sum(entry["expect"] in DISMISSALS for entry in CORPUS) >= 10
+    assert len(CORPUS) == 142  # the figure docs/security.md quotes
 
 
 def test_no_reply_without_a_command_dismisses_and_every_command_is_read() -> None:
@@ -53,6 +54,8 @@ def test_no_reply_without_a_command_dismisses_and_every_command_is_read() -> Non
     ("@reviewbot won’t fix — legacy module", "legacy module"),
     ("@reviewbot false positive: `total()` is only called with items", "`total()` is only called with items"),
     ("@reviewbot dismiss", ""),
+    ("@reviewbot dismiss\nthe lock is held\nby the caller", "the lock is held by the caller"),
+    ("@reviewbot dismiss: see https://example.com/a?b=1", "see https://example.com/a?b=1"),
 ])
 def test_a_commands_reason_is_the_persons_own_words(text: str, reason: str) -> None:
     command = parse_thread_command(text, ["reviewbot"])

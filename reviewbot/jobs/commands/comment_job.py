@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.commands.comment_commands import help_text
+from reviewbot.commands.help import help_text
 from reviewbot.jobs.audit.audit_target import pull_ref
 from reviewbot.jobs.audit.triggers import start_audit
 from reviewbot.jobs.commands.command_limits import first_telling, over_limit

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 
 from reviewbot.app.identity import known_slug
-from reviewbot.commands.thread_commands import SPELLINGS
+from reviewbot.commands.decisions import THREAD_VERBS
 from reviewbot.inference.budget import BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.commands.comment_job import MAY_SPEND
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
-VERBS = frozenset(verb for _, verb in SPELLINGS)
+VERBS = frozenset(THREAD_VERBS)
 LIMITED = ("I have answered as many questions on this pull request today as this installation allows "
            "(REVIEWBOT_CONVERSATION_PR_LIMIT / REVIEWBOT_CONVERSATION_USER_LIMIT); please ask again tomorrow.")
 
@@ -35,7 +35,7 @@ async def answer_thread(ctx: dict[str, Any], installation_id: int, repo: str, nu
                         root_id: int, author: str, trusted: bool, mentioned: bool, command: str = "",
                         reason: str = "", trigger: str = "conversation") -> dict[str, Any]:
     """Permission first (no model request for people without write access), then a thread command or an answer.
-    `command` is a verb of `thread_commands`; anything else (a job queued before commands existed) is none."""
+    `command` is a verb of `decisions.THREAD_VERBS`; anything else (a job queued before commands existed) is none."""
     deps: Deps = ctx["deps"]
     redis = ctx["redis"]
     job_id = str(ctx.get("job_id") or keys.conversation_job_id(repo, comment_id))

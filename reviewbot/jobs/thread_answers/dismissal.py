@@ -7,7 +7,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.commands.thread_commands import REASONS
+from reviewbot.commands.decisions import REASONS
 from reviewbot.review.findings.dismissals import Learning, code_lines, normalise_rule
 from reviewbot.review.findings.fingerprints import code_key, read_marker
 from reviewbot.review.findings.scope import dismissal_scope

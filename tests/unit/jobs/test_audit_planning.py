@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from reviewbot.commands.comment_commands import parse_command
+from reviewbot.commands.decisions import parse_command
 from reviewbot.jobs.audit.audit_scope import in_scope, plan_scope
 from reviewbot.review.config import parse_config
 from reviewbot.review.context.snapshot import MemorySnapshot
@@ -45,7 +45,9 @@ def test_a_bad_schedule_is_a_configuration_error_that_says_why(bad: str) -> None
 def test_audit_commands_keep_paths_as_written_and_never_leave_the_repository() -> None:
     command = parse_command("@reviewbot audit full src/Api ../etc /lib/ docs/../x", ["reviewbot"])
     assert command is not None and command.verb == "audit" and command.args == ("full", "src/Api", "lib")
-    plain = parse_command("> @reviewbot audit\n@reviewbot audit", ["reviewbot"])
+    # A line right after a quote continues it (CommonMark's lazy continuation, as GitHub shows it): a blank line ends it
+    assert parse_command("> @reviewbot audit full\n@reviewbot audit", ["reviewbot"]) is None
+    plain = parse_command("> @reviewbot audit full\n\n@reviewbot audit", ["reviewbot"])
     assert plain is not None and plain.args == ()
 
 
