@@ -26,6 +26,12 @@ from reviewbot.webhooks.events import CommentCommand
 log = logging.getLogger(__name__)
 BLOCKED, FAILED = 1, 2
 REVIEW_VERBS = frozenset({"review", "full review", "security-review"})
+NO_MARKER_KEY = (
+    "reviewbot action needs a stable key for the hidden markers it signs: without `api-token` it would sign them "
+    "with the run's own token, which changes every run, so each run would review, pay for and post the same "
+    "comments again. Store any long random string (`openssl rand -hex 32`) as a repository secret, e.g. "
+    "REVIEWBOT_MARKER_SECRET, and pass it as the action's `marker-secret` input: "
+    "`marker-secret: ${{ secrets.REVIEWBOT_MARKER_SECRET }}`.")
 
 
 async def run_action(env: ActionEnv) -> int:
@@ -55,6 +61,9 @@ async def _act(env: ActionEnv) -> Outcome:
     if missing and (isinstance(decision, ReviewRequest) or decision.command.verb in REVIEW_VERBS):
         raise ConfigError(f"reviewbot action needs: {', '.join(missing)} (the action's `api-token` input, from a "
                           "secret)" + (f". {FORK_NOTE}" if fork else ""))
+    if not env.settings.marker_secret:
+        # Every decision here may post a signed marker (a review, a refusal) that a later run must recognise.
+        raise ConfigError(NO_MARKER_KEY + (f" {FORK_NOTE}" if fork else ""))
     assert env.settings.github_token is not None  # from_environ refuses an environment without one
     port = GitHubPort(env.settings.github_token, env.settings.github_api_url)
     try:
