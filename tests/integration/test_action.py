@@ -43,15 +43,16 @@ def pr_event(pull: dict[str, Any], action: str = "opened", before: str | None = 
     return body
 
 
-def comment_event(github: FakeGitHub, text: str, association: str = "OWNER") -> dict[str, Any]:
+def comment_event(github: FakeGitHub, text: str, association: str = "OWNER",
+                  login: str = "maintainer-mo") -> dict[str, Any]:
     """A comment now on the fake pull request; GitHub's examples comment on an issue, and a comment on a pull
     request carries `issue.pull_request`."""
-    stored = github.add_issue_comment(REPO, NUMBER, text, author="maintainer-mo")
+    stored = github.add_issue_comment(REPO, NUMBER, text, author=login)
     body = example("issue_comment", "created")
     body["repository"]["full_name"] = REPO
     body["issue"] |= {"number": NUMBER, "pull_request": {"url": f"https://api.github.com/repos/{REPO}/pulls/7"}}
     body["comment"] |= {"id": stored["id"], "body": text, "author_association": association,
-                        "user": {**body["comment"]["user"], "login": "maintainer-mo", "type": "User"}}
+                        "user": {**body["comment"]["user"], "login": login, "type": "User"}}
     return body
 
 

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel
-from tests.integration.test_action import NUMBER, pr_event, pull, run_action
+from tests.integration.test_action import NUMBER, comment_event, pr_event, pull, run_action
 
 __all__ = ["pull"]  # test_action.py's fixture, imported so that pytest finds it here too
 
@@ -53,3 +53,17 @@ def test_a_keyless_model_with_a_marker_secret_reviews_a_commit_once(
     again = run_action(tmp_path, fake_github, fake_model, "pull_request", pr_event(pull, "reopened"), **keyless)
     assert again.returncode == 0 and "already reviewed" in again.stdout
     assert len(fake_model.review_requests()) == 1 and len(fake_github.reviews[(REPO, NUMBER)]) == 1
+
+
+def test_a_read_only_commenter_is_told_once_per_pull_request_and_person(
+        pull: dict[str, Any], tmp_path: Path, fake_github: FakeGitHub, fake_model: FakeModel) -> None:
+    asks = [("drive-by", "NONE", "@reviewbot review"), ("drive-by", "NONE", "@reviewbot full review"),
+            ("Drive-By", "NONE", "@reviewbot help"), ("reader", "READ_ONLY", "@reviewbot review")]
+    for login, association, text in asks:
+        done = run_action(tmp_path, fake_github, fake_model, "issue_comment",
+                          comment_event(fake_github, text, association, login=login))
+        assert done.returncode == 0, done.stderr
+    replies = [c for c in fake_github.issue_comments[(REPO, NUMBER)] if "write access" in c["body"]]
+    assert len(replies) == 2  # one for drive-by (logins ignore case), one for reader
+    assert fake_model.requests == [] and fake_github.reviews[(REPO, NUMBER)] == []
+
