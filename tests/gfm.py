@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from reviewbot.audit.tracking import ISSUE_MARKER
-from reviewbot.review.findings.fingerprints import MARKER, REVIEW_MARKER
+from reviewbot.review.findings.fingerprints import MARKER, SIGNED_MARKER
 
 if TYPE_CHECKING:
     from tests.fakes.github import FakeGitHub
@@ -59,7 +59,7 @@ def github_problems(text: str, repo_host: str = "github.com", repo: str = "owner
     if plain:
         return [f"mention {m.group(0)!r}" for m in MENTION.finditer(text)]
     lines = text.rstrip().split("\n")
-    if lines and any(m.fullmatch(lines[-1]) for m in (MARKER, REVIEW_MARKER, ISSUE_MARKER)):
+    if lines and any(m.fullmatch(lines[-1]) for m in (MARKER, SIGNED_MARKER, ISSUE_MARKER)):
         text = "\n".join(lines[:-1])  # the bot's trailer: the one HTML comment it may write
     found: list[str] = []
     base = repo_host if "://" in repo_host else f"https://{repo_host}"  # a test server's http://127.0.0.1:port

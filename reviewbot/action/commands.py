@@ -1,5 +1,5 @@
 """`@reviewbot review | full review | security-review | help` in a pull request comment, answered by the Action
-(an `issue_comment` workflow) with the App's rules: writers only, bots never."""
+(an `issue_comment` workflow) with the App's rules: writers only, bots never, others told once."""
 
 from __future__ import annotations
 
@@ -8,13 +8,11 @@ import logging
 from reviewbot.action.reviewing import Outcome, Run, review_in_action
 from reviewbot.commands.help import help_text
 from reviewbot.errors import GitHubError
+from reviewbot.jobs.commands.refusal import MAY_SPEND, tell_not_allowed, told_before
 from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
 from reviewbot.webhooks.events import CommentCommand
 
 log = logging.getLogger(__name__)
-MAY_SPEND = frozenset({"admin", "maintain", "write"})
-NOT_ALLOWED = ("Thanks for asking! Reviews can only be started by people with write access to this repository, "
-               "so a maintainer needs to ask for one.")
 NO_STATE = ("`{name} {verb}` needs reviewbot's server, which keeps state between runs; in the GitHub Action, "
             "automatic reviews follow the workflow's `on:` triggers (filter them with `if:` on a label, for example).")
 
@@ -26,8 +24,7 @@ async def run_command(run: Run, command: CommentCommand) -> Outcome:
     except GitHubError as exc:  # a token without the permission still reviews; the reaction is a courtesy
         log.warning("could not react to the comment", extra={"error": str(exc)})
     if not command.trusted and await _permission(run, repo, command.author) not in MAY_SPEND:
-        await port.create_issue_comment(repo, number, NOT_ALLOWED)
-        return Outcome("skipped", f"{command.author} may not start reviews (no write access)")
+        return await _refuse(run, repo, number, command.author)
     if verb in ("review", "full review", "security-review"):
         pull = await port.get_pull(repo, number)
         if pull.state != "open":
@@ -42,6 +39,22 @@ async def run_command(run: Run, command: CommentCommand) -> Outcome:
     prefix = "" if verb == "help" else "I did not understand that command.\n\n"
     await port.create_issue_comment(repo, number, prefix + help_text(name))
     return Outcome("skipped", "answered with the list of commands")
+
+
+async def _refuse(run: Run, repo: str, number: int, author: str) -> Outcome:
+    """Once per pull request and person: the Action has no Redis, so what it remembers is its own signed refusal
+    among the pull request's comments."""
+    key = run.settings.marker_key()
+    try:
+        comments = await run.port.list_issue_comments(repo, number)
+    except GitHubError as exc:  # unread, the reply is still owed: a second one is the lesser harm than none
+        log.warning("could not read the pull request's comments", extra={"error": str(exc)})
+        comments = []
+    why = f"{author} may not start reviews (no write access)"
+    if told_before(comments, author, key):
+        return Outcome("skipped", f"{why}; already told on this pull request")
+    await tell_not_allowed(run.port, repo, number, author, key)
+    return Outcome("skipped", why)
 
 
 async def _permission(run: Run, repo: str, author: str) -> str:

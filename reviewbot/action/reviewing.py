@@ -27,11 +27,12 @@ from reviewbot.settings import Settings
 from reviewbot.state.learnings_store import from_config
 
 log = logging.getLogger(__name__)
+INTERNAL = "an internal error in reviewbot (see the job's log)"
 
 
 @dataclass(frozen=True)
 class Outcome:
-    outcome: str  # reviewed, skipped, superseded, failed
+    outcome: str  # reviewed, skipped, superseded, failed; nothing (the event asks for nothing)
     reason: str = ""
     conclusion: str | None = None  # the check run's, when one was completed
     title: str = ""
@@ -74,7 +75,7 @@ async def review_in_action(run: Run, request: ReviewRequest) -> Outcome:
         await check.fail(str(exc))
         return Outcome("failed", str(exc), *(check.ended or (None, "", "")))
     except Exception:
-        await check.fail("an internal error in reviewbot (see the job's log)")
+        await check.fail(INTERNAL)
         raise
     if check.ended is None:
         return Outcome("failed", "the review ended without completing its check run")

@@ -13,10 +13,10 @@ import httpx
 from reviewbot.action.commands import run_command
 from reviewbot.action.environment import ActionEnv
 from reviewbot.action.permissions import FORK_NOTE
-from reviewbot.action.reviewing import Outcome, Run, review_in_action
+from reviewbot.action.reviewing import INTERNAL, Outcome, Run, review_in_action
 from reviewbot.action.trigger import action_decision
 from reviewbot.app.port import GitHubPort
-from reviewbot.errors import ConfigError, PermanentError, RetryableError
+from reviewbot.errors import ConfigError, PermanentError, RetryableError, ReviewbotError
 from reviewbot.inference.factory import model_client
 from reviewbot.queue.request import ReviewRequest
 from reviewbot.review.findings.schema import Severity
@@ -26,23 +26,44 @@ from reviewbot.webhooks.events import CommentCommand
 log = logging.getLogger(__name__)
 BLOCKED, FAILED = 1, 2
 REVIEW_VERBS = frozenset({"review", "full review", "security-review"})
+NO_MARKER_KEY = (
+    "reviewbot action needs a stable key for the hidden markers it signs: without `api-token` it would sign them "
+    "with the run's own token, which changes every run, so each run would review, pay for and post the same "
+    "comments again. Store any long random string (`openssl rand -hex 32`) as a repository secret, e.g. "
+    "REVIEWBOT_MARKER_SECRET, and pass it as the action's `marker-secret` input: "
+    "`marker-secret: ${{ secrets.REVIEWBOT_MARKER_SECRET }}`.")
 
 
 async def run_action(env: ActionEnv) -> int:
+    """The step's exit code; every failure, configuration or bug, is FAILED: BLOCKED means only "a finding reached
+    the blocking severity", which a required check must not confuse with a broken run."""
+    try:
+        outcome = await _act(env)
+    except ReviewbotError as exc:  # the configuration, or an error before the check run existed
+        outcome = Outcome("failed", str(exc))
+    except Exception:
+        # A bug: the check run already says the review failed (reviewing.py); the step's page says so too, and the
+        # caller logs the traceback and exits FAILED.
+        _finish(env, Outcome("failed", INTERNAL))
+        raise
+    return _finish(env, outcome)
+
+
+async def _act(env: ActionEnv) -> Outcome:
     if env.blocking_severity is not None and env.blocking_severity not in get_args(Severity):
         raise ConfigError(f"blocking-severity must be one of {', '.join(get_args(Severity))} (or empty), not "
                           f"{env.blocking_severity!r}")
     decision = action_decision(env)
     if not isinstance(decision, ReviewRequest | CommentCommand):
-        reason = getattr(decision, "reason", type(decision).__name__)
-        print(f"reviewbot: nothing to do: {reason}")
-        _summary(env, f"Nothing to do: {reason}.")
-        return 0
+        return Outcome("nothing", getattr(decision, "reason", type(decision).__name__))
     missing = env.settings.missing_for_model()
     fork = env.event_name == "pull_request" and _from_fork(env.event)
     if missing and (isinstance(decision, ReviewRequest) or decision.command.verb in REVIEW_VERBS):
         raise ConfigError(f"reviewbot action needs: {', '.join(missing)} (the action's `api-token` input, from a "
                           "secret)" + (f". {FORK_NOTE}" if fork else ""))
+    if not env.settings.marker_secret:
+        # Every decision here may post a signed marker (a review, a refusal) that a later run must recognise.
+        raise ConfigError(NO_MARKER_KEY + (f" {FORK_NOTE}" if fork else ""))
     assert env.settings.github_token is not None  # from_environ refuses an environment without one
     port = GitHubPort(env.settings.github_token, env.settings.github_api_url)
     try:
@@ -61,7 +82,7 @@ async def run_action(env: ActionEnv) -> int:
         # A server of one's own needs no key, so a keyless start is allowed; when the model then refuses, the
         # likely cause on a fork's `pull_request` is the secret GitHub withheld.
         outcome = dataclasses.replace(outcome, reason=f"{outcome.reason}. {FORK_NOTE}")
-    return _finish(env, outcome)
+    return outcome
 
 
 def _finish(env: ActionEnv, outcome: Outcome) -> int:
@@ -69,6 +90,10 @@ def _finish(env: ActionEnv, outcome: Outcome) -> int:
         print(f"::error title=reviewbot::{_one_line(outcome.reason)}", file=sys.stderr)
         _summary(env, f"**The review failed.** {neutralize(outcome.reason)}")
         return FAILED
+    if outcome.outcome == "nothing":
+        print(f"reviewbot: nothing to do: {outcome.reason}")
+        _summary(env, f"Nothing to do: {outcome.reason}.")
+        return 0
     if outcome.conclusion is None:
         print(f"reviewbot: {outcome.outcome}: {outcome.reason}")
         _summary(env, f"Review {outcome.outcome}: {neutralize(outcome.reason)}.")

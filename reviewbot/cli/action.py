@@ -12,6 +12,8 @@ from reviewbot.cli.common import Subparsers
 from reviewbot.errors import ReviewbotError
 from reviewbot.observe.logs import setup_logging
 
+log = logging.getLogger(__name__)
+
 
 def add(sub: Subparsers) -> None:
     action = sub.add_parser("action", help="inside a GitHub Actions job: review its pull request (see action.yml)")
@@ -29,3 +31,8 @@ def _run(args: argparse.Namespace) -> int:
     except ReviewbotError as exc:  # exit 1 means "findings reached the blocking severity": not this
         print(f"::error title=reviewbot::{' '.join(str(exc).split())}", file=sys.stderr)
         return FAILED
+    except Exception as exc:
+        # A bug: Python's own exit code for it would be 1, which reads as "findings blocked". The traceback goes to
+        # the job's log (through the logging setup, which masks known secrets), and the step exits FAILED.
+        log.exception("reviewbot action failed with an internal error")
+        raise SystemExit(FAILED) from exc

@@ -204,8 +204,8 @@ def _tool_call(index: int, call: dict[str, Any]) -> dict[str, Any]:
 class FakeModel:
     """The model server. Serve `app`, then set `url`; point the bot at `{url}` or any `{url}/<prefix>`."""
 
-    def __init__(self, api_token: str = "cf-test-token", served_model: str | None = None) -> None:
-        self.api_token = api_token
+    def __init__(self, api_token: str | None = "cf-test-token", served_model: str | None = None) -> None:
+        self.api_token = api_token  # None: a server of one's own that asks for no key
         self.served_model = served_model
         self.url = ""
         self._lock = threading.Lock()
@@ -300,7 +300,7 @@ class FakeModel:
         recorded = RecordedRequest(request.url.path, headers, body, started=time.monotonic())
         with self._lock:
             self.requests.append(recorded)
-        if headers.get("authorization") != f"Bearer {self.api_token}":
+        if self.api_token is not None and headers.get("authorization") != f"Bearer {self.api_token}":
             return _cloudflare_error(401, 10000, "Authentication error")
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
             return _cloudflare_error(400, 5006, "Error: required properties at '/' are 'messages'")
@@ -330,7 +330,7 @@ class FakeModel:
     async def _run(self, request: Request) -> Response:
         """The native endpoint with `?queueRequest=true`: submit a batch, then poll it by request id."""
         headers = {k.lower(): v for k, v in request.headers.items()}
-        if headers.get("authorization") != f"Bearer {self.api_token}":
+        if self.api_token is not None and headers.get("authorization") != f"Bearer {self.api_token}":
             return _cloudflare_error(401, 10000, "Authentication error")
         if request.query_params.get("queueRequest") != "true":
             return _cloudflare_error(400, 5006, "this fake only serves the asynchronous queue on /ai/run")

@@ -43,15 +43,16 @@ def pr_event(pull: dict[str, Any], action: str = "opened", before: str | None = 
     return body
 
 
-def comment_event(github: FakeGitHub, text: str, association: str = "OWNER") -> dict[str, Any]:
+def comment_event(github: FakeGitHub, text: str, association: str = "OWNER",
+                  login: str = "maintainer-mo") -> dict[str, Any]:
     """A comment now on the fake pull request; GitHub's examples comment on an issue, and a comment on a pull
     request carries `issue.pull_request`."""
-    stored = github.add_issue_comment(REPO, NUMBER, text, author="maintainer-mo")
+    stored = github.add_issue_comment(REPO, NUMBER, text, author=login)
     body = example("issue_comment", "created")
     body["repository"]["full_name"] = REPO
     body["issue"] |= {"number": NUMBER, "pull_request": {"url": f"https://api.github.com/repos/{REPO}/pulls/7"}}
     body["comment"] |= {"id": stored["id"], "body": text, "author_association": association,
-                        "user": {**body["comment"]["user"], "login": "maintainer-mo", "type": "User"}}
+                        "user": {**body["comment"]["user"], "login": login, "type": "User"}}
     return body
 
 
@@ -175,14 +176,20 @@ def test_other_events_do_nothing(pull: dict[str, Any], tmp_path: Path, fake_gith
     assert fake_model.requests == [] and fake_github.check_runs == {}
 
 
+@pytest.mark.parametrize(("inputs", "named"), [
+    # GitHub passes a fork's `pull_request` no secret at all: the missing marker key is said first.
+    ({"api-token": ""}, "`marker-secret`"),
+    # With a marker key from elsewhere, the action starts without a model key (the fake model's URL is not Workers
+    # AI, and a server of one's own needs none) and the model refuses it: the check run it opened ends.
+    ({"api-token": "", "marker-secret": "not from a secret"}, "CLOUDFLARE_API_TOKEN"),
+])
 def test_a_forks_pull_request_without_the_models_key_says_to_use_pull_request_target(
-        pull: dict[str, Any], tmp_path: Path, fake_github: FakeGitHub, fake_model: FakeModel) -> None:
+        inputs: dict[str, str], named: str, pull: dict[str, Any], tmp_path: Path, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
     event = pr_event(pull)
     event["pull_request"]["head"]["repo"] = {**event["pull_request"]["head"]["repo"], "full_name": "someone/widgets"}
-    done = run_action(tmp_path, fake_github, fake_model, "pull_request", event, **{"api-token": ""})
+    done = run_action(tmp_path, fake_github, fake_model, "pull_request", event, **inputs)
     assert done.returncode == 2
-    # The fake model's URL is not Workers AI, so the action starts without a key (a server of one's own needs none)
-    # and the model refuses it: the check run it opened ends, and the error names the withheld secret.
-    assert "CLOUDFLARE_API_TOKEN" in done.stderr and "gets no secrets" in done.stderr
+    assert named in done.stderr and "gets no secrets" in done.stderr  # and the error names the withheld secret
     assert "pull_request_target" in done.stderr
     assert all(run["status"] == "completed" for run in fake_github.check_runs.values())

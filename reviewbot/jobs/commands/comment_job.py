@@ -10,6 +10,7 @@ from reviewbot.commands.help import help_text
 from reviewbot.jobs.audit.audit_target import pull_ref
 from reviewbot.jobs.audit.triggers import start_audit
 from reviewbot.jobs.commands.command_limits import first_telling, over_limit
+from reviewbot.jobs.commands.refusal import MAY_SPEND, tell_not_allowed
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import enqueue_review
 from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
@@ -20,9 +21,6 @@ if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
-MAY_SPEND = frozenset({"admin", "maintain", "write"})
-NOT_ALLOWED = ("Thanks for asking! Reviews can only be started by people with write access to this repository, "
-               "so a maintainer needs to ask for one.")
 
 
 async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, number: int, comment_id: int,
@@ -35,18 +33,18 @@ async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, n
     try:
         return await retries.settled(redis, job_id, "command", {"repo": repo, "pr": number},
                                      _heard(port, redis, installation_id, repo, number, comment_id, author, trusted,
-                                            verb, name, job_id, args or [], pull))
+                                            verb, name, job_id, args or [], pull, deps.settings.marker_key()))
     finally:
         port.close()
 
 
 async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, comment_id: int,
                  author: str, trusted: bool, verb: str, name: str, job_id: str, args: list[str],
-                 pull: bool = False) -> dict[str, Any]:
+                 pull: bool, key: bytes) -> dict[str, Any]:
     await port.add_reaction(repo, comment_id, "eyes")  # heard, before anything slow
     if not trusted and await port.permission(repo, author) not in MAY_SPEND:
         if await redis.set(keys.polite_key(repo, number), "1", nx=True, ex=keys.STATE_TTL):
-            await port.create_issue_comment(repo, number, NOT_ALLOWED)
+            await tell_not_allowed(port, repo, number, author, key)
         log.info("command refused: no write access", extra={"repo": repo, "pr": number})
         return {"outcome": "not allowed"}
     if verb == "audit":

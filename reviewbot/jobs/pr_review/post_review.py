@@ -37,7 +37,7 @@ def review_markers(reviews: list[dict[str, Any]], key: bytes) -> list[dict[str, 
     on the body's last line count, so a look-alike in the model's text (or anyone's) is ignored."""
     found = []
     for review in reviews:
-        if _is_bot(review.get("user")) and (data := read_review_marker(str(review.get("body") or ""), key)):
+        if is_bot(review.get("user")) and (data := read_review_marker(str(review.get("body") or ""), key)):
             found.append(data)
     return found
 
@@ -149,5 +149,5 @@ async def _resolve_fixed(port: GitHubPort, repo: str, number: int, threads: list
     return resolved
 
 
-def _is_bot(user: Any) -> bool:
+def is_bot(user: Any) -> bool:
     return isinstance(user, dict) and (user.get("type") == "Bot" or str(user.get("login", "")).endswith("[bot]"))

@@ -13,7 +13,7 @@ from reviewbot.app.identity import known_slug
 from reviewbot.commands.decisions import THREAD_VERBS
 from reviewbot.inference.budget import BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
-from reviewbot.jobs.commands.comment_job import MAY_SPEND
+from reviewbot.jobs.commands.refusal import MAY_SPEND
 from reviewbot.jobs.thread_answers.dismissal import thread_command
 from reviewbot.jobs.thread_answers.question_limits import count_question
 from reviewbot.jobs.thread_answers.thread_prompt import ask_model

@@ -13,7 +13,8 @@ from typing import Any
 from reviewbot.review.diff.parse import FileDiff, Side
 
 MARKER = re.compile(r"<!-- reviewbot:fp=([0-9a-f]{16});ck=([0-9a-f]{16});mac=([0-9a-f]{32}) -->")
-REVIEW_MARKER = re.compile(r"<!-- reviewbot:review (\{.*\}) mac=([0-9a-f]{32}) -->")
+# kind (review, refused), JSON payload, MAC over both: one marker shape for every signed record in a reply
+SIGNED_MARKER = re.compile(r"<!-- reviewbot:([a-z][a-z-]*) (\{.*\}) mac=([0-9a-f]{32}) -->")
 
 
 def _digest(*parts: str) -> str:
@@ -75,18 +76,28 @@ def read_marker(body: str | None, key: bytes) -> tuple[str, str] | None:
     return match.group(1), match.group(2)
 
 
-def review_marker(data: dict[str, Any], key: bytes) -> str:
+def signed_marker(kind: str, data: dict[str, Any], key: bytes) -> str:
     payload = json.dumps(data, sort_keys=True, separators=(",", ":")).replace("--", "-\\u002d")
-    return f"<!-- reviewbot:review {payload} mac={_mac(key, 'review', payload)} -->"
+    return f"<!-- reviewbot:{kind} {payload} mac={_mac(key, kind, payload)} -->"
+
+
+def read_signed_marker(kind: str, body: str | None, key: bytes) -> dict[str, Any] | None:
+    """The payload of a marker of this kind, only when authenticated and on the body's last line."""
+    match = SIGNED_MARKER.fullmatch(_trailer(body))
+    if not match or match.group(1) != kind or not hmac.compare_digest(match.group(3),
+                                                                      _mac(key, kind, match.group(2))):
+        return None
+    try:
+        data = json.loads(match.group(2))
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def review_marker(data: dict[str, Any], key: bytes) -> str:
+    return signed_marker("review", data, key)
 
 
 def read_review_marker(body: str | None, key: bytes) -> dict[str, Any] | None:
     """A review's {sha, run, fps}, only from an authenticated marker on its last line."""
-    match = REVIEW_MARKER.fullmatch(_trailer(body))
-    if not match or not hmac.compare_digest(match.group(2), _mac(key, "review", match.group(1))):
-        return None
-    try:
-        data = json.loads(match.group(1))
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+    return read_signed_marker("review", body, key)
