@@ -19,7 +19,9 @@ async def test_issues_are_read_only_where_the_installation_can_read(port: GitHub
     assert (await port.get_issue(REPO, 7)).is_pull  # GitHub's issues include pull requests
     assert (await port.get_issue(REPO, 404)).status == 404
     outside = await port.get_issue("someone-else/private", 4)
-    assert outside.status == 403 and outside.body == ""
+    assert outside.status == 404 and outside.body == ""  # GitHub hides a private repository it may not see
+    fake_github.set_visibility("someone-else/private", "public")
+    assert (await port.get_issue("someone-else/private", 4)).body == "secret plans"  # any token reads public ones
 
 
 async def test_commit_messages_and_closing_references(port: GitHubPort, fake_github: FakeGitHub) -> None:
