@@ -15,10 +15,13 @@ def add(sub: Subparsers) -> None:
     schema.set_defaults(handler=lambda args: config_command("schema", None))
     validate = config_sub.add_parser("validate", help="check a .github/reviewbot.yml (exit 1 when invalid)")
     validate.add_argument("file", type=Path)
-    validate.set_defaults(handler=lambda args: config_command("validate", args.file))
+    validate.add_argument("--org", action="store_true",
+                          help="the file is the organisation's defaults (its .github repository's): org-only keys "
+                               "such as linked_issues are allowed")
+    validate.set_defaults(handler=lambda args: config_command("validate", args.file, org=args.org))
 
 
-def config_command(command: str, path: Path | None) -> int:
+def config_command(command: str, path: Path | None, *, org: bool = False) -> int:
     """`config schema` prints the published schema; `config validate FILE` is for CI."""
     from reviewbot.review.config import json_schema, parse_config
 
@@ -31,7 +34,7 @@ def config_command(command: str, path: Path | None) -> int:
     except OSError as exc:
         print(f"reviewbot: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 1
-    errors = parse_config(text, source=str(path)).errors
+    errors = parse_config(text, source=str(path), org_file=org).errors
     for error in errors:
         print(error, file=sys.stderr)
     if not errors:

@@ -14,6 +14,7 @@ from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.cronspec import check_schedule
 from reviewbot.review.findings.refine import Precision
 from reviewbot.review.findings.security import checklist
+from reviewbot.review.linked.readable import ORG_ONLY_KEY, LinkedIssuesConfig
 
 CONFIG_PATH = ".github/reviewbot.yml"
 Severity = Literal["critical", "major", "minor", "nit"]
@@ -96,6 +97,9 @@ class RepoConfig(_Strict):
                                           "dismissed in a review thread.")
     audit: AuditConfig = Field(default_factory=AuditConfig, description="Security audits of the whole repository "
                                "(`@app audit`, or on a schedule).")
+    linked_issues: LinkedIssuesConfig = Field(default_factory=LinkedIssuesConfig, description="Which other "
+                                              "repositories' linked issues reviews may read (organisation-wide "
+                                              "defaults only).")
 
     @field_validator("instructions_files", mode="before")
     @classmethod
@@ -122,8 +126,10 @@ class LoadedConfig:
     errors: list[str] = field(default_factory=list)
 
 
-def parse_config(text: str | None, defaults: dict[str, Any] | None = None, source: str = CONFIG_PATH) -> LoadedConfig:
-    """Parse the file over `defaults` (org-wide); on any error keep the defaults and say what was wrong."""
+def parse_config(text: str | None, defaults: dict[str, Any] | None = None, source: str = CONFIG_PATH, *,
+                 org_file: bool = False) -> LoadedConfig:
+    """Parse the file over `defaults` (org-wide); on any error keep the defaults and say what was wrong.
+    `linked_issues` comes from the defaults only unless `org_file` (the file is the organisation's defaults)."""
     base = dict(defaults or {})
     fallback = _validated(base) or RepoConfig()
     if text is None or not text.strip():
@@ -136,11 +142,19 @@ def parse_config(text: str | None, defaults: dict[str, Any] | None = None, sourc
         return LoadedConfig(fallback)
     if not isinstance(data, dict):
         return LoadedConfig(fallback, [f"{source} must be a mapping of keys to values"])
+    ignored = []
+    if ORG_ONLY_KEY in data and not org_file:
+        # Whoever writes a repository's file must not widen what its reviews quote from other private repositories.
+        # The `.github` repository's own file is the defaults: the same value there is no problem to report.
+        if data[ORG_ONLY_KEY] != base.get(ORG_ONLY_KEY):
+            ignored = [f"{source}: `{ORG_ONLY_KEY}` is read only from the organisation's `.github` repository "
+                       "(its default branch); ignored"]
+        data = {k: v for k, v in data.items() if k != ORG_ONLY_KEY}
     try:
-        return LoadedConfig(RepoConfig.model_validate(_merge(base, data)))
+        return LoadedConfig(RepoConfig.model_validate(_merge(base, data)), ignored)
     except ValidationError as exc:
         problems = [f"`{'.'.join(str(p) for p in e['loc'])}`: {e['msg']}" for e in exc.errors()[:20]]
-        return LoadedConfig(fallback, [f"{source}: {p}" for p in problems])
+        return LoadedConfig(fallback, [*ignored, *(f"{source}: {p}" for p in problems)])
 
 
 def raw_mapping(text: str | None) -> dict[str, Any]:

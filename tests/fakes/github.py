@@ -272,9 +272,15 @@ class FakeGitHub(GitHubState):
     def add_issue(self, repo: str, number: int, title: str = "An issue", body: str = "", *, state: str = "open",
                   author: str = "octocat") -> dict[str, Any]:
         """A plain issue (not a pull request) of `repo`, readable and taking comments like a pull request's (the
-        repository may be outside every installation: then the App cannot read it)."""
+        repository may be outside every installation: then the App can read it only if it is public)."""
         with self.lock:
             return github_linked.add_issue(self, repo, number, title, body, state, author)
+
+    def set_visibility(self, repo: str, visibility: Literal["public", "private", "internal"]) -> None:
+        """Make `repo` public, private (every repository's default) or internal, as `GET /repos/{owner}/{repo}` and
+        pull requests' `base.repo` show it; a public one is readable by any token, installed there or not."""
+        with self.lock:
+            self.visibility[repo] = visibility
 
     def link_closing_issue(self, repo: str, number: int, issue_repo: str, issue_number: int) -> None:
         """Link an issue to the pull request by hand (the sidebar's Development box): GraphQL lists it in
@@ -403,7 +409,7 @@ class FakeGitHub(GitHubState):
             return github_auth.app_identity(self, request.headers)
         params = request.path_params
         repo = f"{params['owner']}/{params['repo']}" if "owner" in params and "repo" in params else None
-        return github_auth.token_identity(self, request.headers, repo)
+        return github_auth.token_identity(self, request.headers, repo, request.method)
 
     def _dispatch(self, request: Request, raw: bytes, auth: AuthKind, handler: Handler | None) -> Response:
         method, path = request.method, request.url.path

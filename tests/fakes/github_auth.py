@@ -64,8 +64,9 @@ def app_identity(state: GitHubState, headers: Headers) -> Identity:
     return Identity(kind="app", rate_key=f"app:{state.app_id}", login=state.bot_login)
 
 
-def token_identity(state: GitHubState, headers: Headers, repo: str | None) -> Identity:
-    """Resolve an installation or personal token, and check it may act on `repo`."""
+def token_identity(state: GitHubState, headers: Headers, repo: str | None, method: str = "GET") -> Identity:
+    """Resolve an installation or personal token, and check it may act on `repo`: any token may read a public
+    repository; another repository outside its installation is not found to a read and forbidden to a write."""
     creds = _credentials(headers)
     if creds is None:
         raise ApiError(401, "Requires authentication")
@@ -82,16 +83,22 @@ def token_identity(state: GitHubState, headers: Headers, repo: str | None) -> Id
         kind="installation", rate_key=f"token:{value}", login=state.bot_login, installation_id=installation.id
     )
     if repo is not None and repo not in installation.repos:
+        if method == "GET" and state.is_public(repo):
+            return identity
         # Charged to the token, as GitHub does: a refused request is not an anonymous one.
-        raise ForbiddenFor(identity)
+        raise ForbiddenFor(identity, hidden=method == "GET")
     return identity
 
 
 class ForbiddenFor(ApiError):
-    """A known token asking for a repository its installation does not include."""
+    """A known token asking for a repository its installation does not include: 404 when GitHub hides that the
+    repository exists (a read of one that is not public), 403 otherwise."""
 
-    def __init__(self, identity: Identity) -> None:
-        super().__init__(403, "Resource not accessible by integration")
+    def __init__(self, identity: Identity, *, hidden: bool = False) -> None:
+        if hidden:
+            super().__init__(404, "Not Found")
+        else:
+            super().__init__(403, "Resource not accessible by integration")
         self.identity = identity
 
 

@@ -196,6 +196,9 @@ class GitHubState:
             # Linked issues (github_linked): issues, closing references linked by hand, commit messages.
             # plain issues (not pull requests): readable, and they take comments like a pull request
             self.issues: dict[tuple[str, int], dict[str, Any]] = {}
+            # repo -> public | private | internal (unset: private). Any token reads a public repository with GET;
+            # another repository outside its installation answers 404, as GitHub hides what a token may not see.
+            self.visibility: dict[str, str] = {}
             self.closing: dict[tuple[str, int], list[tuple[str, int]]] = {}
             self.commit_messages: dict[tuple[str, str], str] = {}
             self.attachment_redirects: dict[str, str] = {}  # asset id -> where GitHub sends it (signed storage)
@@ -231,9 +234,11 @@ class GitHubState:
         return pr
 
     def known_repo(self, repo: str) -> bool:
-        return any(repo in inst.repos for inst in self.installations.values()) or any(
-            key[0] == repo for key in self.pulls
-        )
+        return (any(repo in inst.repos for inst in self.installations.values())
+                or any(key[0] == repo for key in [*self.pulls, *self.issues]) or repo in self.visibility)
+
+    def is_public(self, repo: str) -> bool:
+        return self.visibility.get(repo) == "public" and self.known_repo(repo)
 
     def resolve_ref(self, repo: str, ref: str | None) -> str | None:
         """A sha or branch name -> a commit sha; no ref means the default branch (`main`)."""
@@ -258,11 +263,12 @@ class GitHubState:
             "name": name,
             "full_name": repo,
             "owner": {**self.user(owner), "type": "Organization"},
-            "private": True,
+            # GitHub's internal repositories are private to the world: `private` true, `visibility` internal.
+            "private": self.visibility.get(repo, "private") != "public",
             "default_branch": "main",
             "url": self.api(f"/repos/{repo}"),
             "html_url": f"{WEB_URL}/{repo}",
             "fork": False,
             "archived": False,
-            "visibility": "private",
+            "visibility": self.visibility.get(repo, "private"),
         }

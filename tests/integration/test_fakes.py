@@ -155,12 +155,23 @@ def test_expired_tokens_get_bad_credentials(installed: Installed) -> None:
         installed.gh.get_repo(REPO)
 
 
-def test_token_of_another_installation_is_forbidden(installed: Installed) -> None:
+def test_a_token_reads_public_repositories_only_beyond_its_installation(installed: Installed) -> None:
     installed.fake.add_pull("other/repo", 1, base_files={}, head_files={"a": "b\n"})
-    with pytest.raises(github.GithubException) as caught:
-        installed.gh.get_repo("other/repo")
+    # GitHub hides a private repository the token may not see: the same 404 as one that does not exist.
+    for name in ("other/repo", "other/nothing"):
+        with pytest.raises(github.UnknownObjectException) as hidden:
+            installed.gh.get_repo(name)
+        assert hidden.value.status == 404 and hidden.value.data["message"] == "Not Found"
+    installed.fake.set_visibility("other/repo", "public")
+    public = installed.gh.get_repo("other/repo")
+    assert (public.private, public.raw_data["visibility"]) == (False, "public")
+    with pytest.raises(github.GithubException) as caught:  # reading is not writing
+        public.create_issue("Hello")
     assert caught.value.status == 403
     assert caught.value.data["message"] == "Resource not accessible by integration"
+    installed.fake.set_visibility(REPO, "internal")
+    assert installed.gh.get_repo(REPO).raw_data["visibility"] == "internal"
+    assert installed.gh.get_repo(REPO).private
 
 
 def test_rate_limit_headers_count_down_per_token(installed: Installed) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 
+from reviewbot.review.linked.readable import UNREADABLE
 from reviewbot.settings import Settings
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
@@ -60,7 +61,7 @@ async def test_rules_files_apply_by_path_and_linked_issues_are_checked(
     assert "### Issue #12 (closed by this pull request; open)" in issues and "hard-coded to 5" in issues
     assert "### Issue #14 (closed by this pull request; open)" in issues  # from the commit message
     assert "never shown" not in issues and "#99" not in issues
-    assert f"{owner}/private-tracker#3: not read (the installation cannot read it: HTTP 403)" in issues
+    assert f"{owner}/private-tracker#3: not read ({UNREADABLE})" in issues
 
     [review] = fake_github.reviews[(REPO, 31)]
     text = review["body"]

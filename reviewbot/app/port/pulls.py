@@ -4,9 +4,27 @@ from __future__ import annotations
 
 import urllib.parse
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from reviewbot.app.port.base import DIFF_MEDIA_TYPE, PortBase, _q
+
+# "unknown" when GitHub's two fields are missing or disagree: each caller then takes the answer that reveals less.
+Visibility = Literal["public", "private", "internal", "unknown"]
+
+
+def visibility_of(repo: object) -> Visibility:
+    """A repository's visibility from its JSON: `visibility` (public, private, internal) checked against `private`
+    (all an older GitHub Enterprise sends); public only when nothing says otherwise."""
+    if not isinstance(repo, dict):
+        return "unknown"
+    private, named = repo.get("private"), repo.get("visibility")
+    if named in ("private", "internal") and private is not False:
+        return "private" if named == "private" else "internal"
+    if private is True and named is None:
+        return "private"
+    if private is False and named in (None, "public"):
+        return "public"
+    return "unknown"
 
 
 @dataclass(frozen=True)
@@ -24,6 +42,7 @@ class PullInfo:
     state: str
     labels: tuple[str, ...] = ()
     changed_files: int = 0
+    visibility: Visibility = "unknown"  # of the base repository: who can read the pull request
 
 
 class PullsAPI(PortBase):
@@ -38,7 +57,8 @@ class PullsAPI(PortBase):
                         author=str((data.get("user") or {}).get("login") or ""),
                         html_url=str(data.get("html_url") or ""), state=str(data.get("state") or "open"),
                         labels=tuple(str(lb.get("name")) for lb in data.get("labels") or [] if isinstance(lb, dict)),
-                        changed_files=int(data.get("changed_files") or 0))
+                        changed_files=int(data.get("changed_files") or 0),
+                        visibility=visibility_of((data.get("base") or {}).get("repo")))
 
     async def get_diff(self, repo: str, number: int) -> str:
         """The unified diff; GitHubError with status 406 when GitHub finds it too large (see bigdiff)."""

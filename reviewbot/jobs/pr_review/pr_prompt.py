@@ -41,7 +41,8 @@ async def pr_prompt(settings: Settings, port: GitHubPort, redis: RedisLike, inst
     diff = parse_diff(diff_text)
     # The linked issues are read while the base tree downloads: neither waits for the other.
     (snapshot, root), linked = await asyncio.gather(base_snapshot(settings, port, repo, pull, diff),
-                                                    linked_issues(port, repo, pull))
+                                                    linked_issues(port, repo, pull,
+                                                                  config.linked_issues.readable_repos))
     stores = RedisStores(redis)
     layout_key = pr_layout_key(repo, pull.number)
     calibration = await stores.calibration(settings.model)
