@@ -4,14 +4,37 @@ the installation's repositories (for scheduled audits), and edits of the answer 
 from __future__ import annotations
 
 import urllib.parse
+from dataclasses import dataclass
 
 from reviewbot.app.port.base import MAX_LISTED, PortBase, _q
 
 
+@dataclass(frozen=True)
+class RepoInfo:
+    """What an audit reads of the repository: its default branch, and who may read it (`visibility`)."""
+
+    default_branch: str
+    visibility: str  # public, private or internal, as GitHub says
+
+
+def visibility_of(data: object) -> str:
+    """A repository's visibility from GitHub's repository object: `visibility` where GitHub sends it, else
+    `private`. Anything GitHub does not say is private is public: the safe reading for what the bot discloses."""
+    item = data if isinstance(data, dict) else {}
+    said = str(item.get("visibility") or "")
+    if said in ("public", "private", "internal"):
+        return said
+    return "private" if item.get("private") is True else "public"
+
+
 class AuditsAPI(PortBase):
     async def default_branch(self, repo: str) -> str:
+        return (await self.repository(repo)).default_branch
+
+    async def repository(self, repo: str) -> RepoInfo:
+        """`GET /repos/{owner}/{repo}`: the default branch and the visibility."""
         data = await self._get(f"GET repo {repo}", f"/repos/{_q(repo)}")
-        return str(data.get("default_branch") or "main")
+        return RepoInfo(default_branch=str(data.get("default_branch") or "main"), visibility=visibility_of(data))
 
     async def branch_head(self, repo: str, branch: str) -> str:
         """The commit a branch (or any ref) points at now."""

@@ -6,6 +6,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+from reviewbot.app.port.audits import visibility_of
 from reviewbot.app.port.base import DIFF_MEDIA_TYPE, PortBase, _q
 
 
@@ -24,6 +25,7 @@ class PullInfo:
     state: str
     labels: tuple[str, ...] = ()
     changed_files: int = 0
+    visibility: str = "private"  # the base repository's (visibility_of); public limits what a security review says
 
 
 class PullsAPI(PortBase):
@@ -38,7 +40,8 @@ class PullsAPI(PortBase):
                         author=str((data.get("user") or {}).get("login") or ""),
                         html_url=str(data.get("html_url") or ""), state=str(data.get("state") or "open"),
                         labels=tuple(str(lb.get("name")) for lb in data.get("labels") or [] if isinstance(lb, dict)),
-                        changed_files=int(data.get("changed_files") or 0))
+                        changed_files=int(data.get("changed_files") or 0),
+                        visibility=visibility_of((data.get("base") or {}).get("repo")))
 
     async def get_diff(self, repo: str, number: int) -> str:
         """The unified diff; GitHubError with status 406 when GitHub finds it too large (see bigdiff)."""
