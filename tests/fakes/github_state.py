@@ -205,6 +205,10 @@ class GitHubState:
             self.code_scanning_alerts: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
             self.code_scanning_off: set[str] = set()
             self.sarif_pending_polls = 1
+            # Disclosure (tests/fakes/github_advisories.py): public repositories (every other one is private), and
+            # repository security advisories per repository.
+            self.public_repos: set[str] = set()
+            self.advisories: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
 
     def suite_id(self, repo: str, head_sha: str) -> int:
         """GitHub makes one check suite per App and commit: every check run of ours on that commit is in it."""
@@ -258,11 +262,11 @@ class GitHubState:
             "name": name,
             "full_name": repo,
             "owner": {**self.user(owner), "type": "Organization"},
-            "private": True,
+            "private": repo not in self.public_repos,
             "default_branch": "main",
             "url": self.api(f"/repos/{repo}"),
             "html_url": f"{WEB_URL}/{repo}",
             "fork": False,
             "archived": False,
-            "visibility": "private",
+            "visibility": "public" if repo in self.public_repos else "private",
         }

@@ -103,8 +103,8 @@ def _withheld(record: AuditRecord, count: int) -> list[str]:
     elif publication is not None and publication.where in ("withheld", "comment"):
         where = "in the audit record only (`reviewbot audit status`, the dashboard)"
     untouched = "on code this pull request does not change " if number is not None else ""
-    return ["", f"{count} finding(s) {untouched}are not described here, since this repository is public: "
-            f"{neutralize_inline(where, LinkPolicy(record.repo_url))}."]
+    return ["", f"{count} finding(s) {untouched}are not described here because this repository is public; they "
+            f"are {neutralize_inline(where, LinkPolicy(record.repo_url))}."]
 
 
 def _where(record: AuditRecord) -> str:
