@@ -7,17 +7,19 @@ from __future__ import annotations
 import json
 import logging
 import re
+from typing import Any
 
 import httpx
 import pytest
 
 from reviewbot.audit.disclosure import security_tab_url
+from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
-from tests.fakes.model import FakeModel, answering
+from tests.fakes.model import FakeModel, answering, findings_json
 from tests.gfm import assert_safe_for_github, render
-from tests.helpers import deliver, payload, run_worker_until_idle
-from tests.integration.test_audit import GUESS, SQLI
+from tests.helpers import BASE_CALC, HEAD_CALC, bug_finding, comment, deliver, payload, run_worker_until_idle
+from tests.integration.test_audit import DB, GUESS, SQLI
 from tests.integration.test_audit_service import (
     ISSUE,
     TREE,
@@ -90,7 +92,8 @@ async def test_a_public_repositorys_audits_name_no_file_line_title_or_cwe_outsid
     [answer] = bot_answers(fake_github, PUBLIC)
     tab = security_tab_url(f"https://github.com/{PUBLIC}")
     assert tab == f"https://github.com/{PUBLIC}/security/code-scanning?query=is%3Aopen+tool%3Areviewbot"
-    assert "🔴 **Critical** 1" in answer and "1 finding(s) are not described here because this repository is public" in answer
+    assert "🔴 **Critical** 1" in answer
+    assert "1 finding(s) are not described here because this repository is public" in answer
     assert f'<a href="{tab.replace("&", "&amp;")}">' in render(answer)
     assert_safe_for_github(answer, repo=PUBLIC)
 
@@ -127,3 +130,76 @@ async def test_a_public_repositorys_audits_name_no_file_line_title_or_cwe_outsid
             line = json.dumps({k: str(v) for k, v in record.__dict__.items()}) + record.getMessage()
             assert SQLI["title"] not in line and SQLI["body"] not in line, line
 
+
+
+PR = 31
+CHANGED = {"app/db.py": DB + "\n\ndef drop(name):\n    return db.execute(f\"DROP TABLE {name}\")\n"}
+DROP = {**SQLI, "line": 9, "title": "Table name is formatted into DDL", "body": "Quote the identifier."}
+
+
+def injections_old_and_new(request: dict[str, Any]) -> str:
+    """The injection the default branch has (line 5) wherever it is shown, and the pull request's own (line 9)
+    where the chunk shows the new function."""
+    user = request["messages"][1]["content"]
+    return findings_json([SQLI] + ([DROP] if "DROP TABLE" in user else []), "Audited.")
+
+
+async def test_a_public_pull_requests_audit_describes_only_findings_on_the_lines_it_changes(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.make_public(REPO)
+    fake_github.set_branch(REPO, "main", TREE)
+    fake_github.sarif_pending_polls = 0
+    fake_model.default = answering(injections_old_and_new, {GUESS["title"]: ("refute", None)})
+    pull = fake_github.add_pull(REPO, PR, base_files=TREE, head_files=TREE | CHANGED, base_ref="main")
+    assert deliver(web, "issue_comment", comment(fake_github, pull, "@reviewbot-test audit")).status_code == 202
+    await run_worker_until_idle(audit_settings(env), redis_url)
+
+    [audited] = await audits(redis_url)
+    assert sorted(f["title"] for f in audited.findings) == sorted([SQLI["title"], DROP["title"]])
+    assert audited.in_diff == ["app/db.py:9"]
+    [answer] = [c["body"] for c in fake_github.issue_comments[(REPO, PR)] if c["user"]["login"].endswith("[bot]")]
+    # The pull request's own line is described (the pull request shows it, and GitHub annotates it there) ...
+    assert f"`app/db.py` line 9: {DROP['title']} (CWE-89)" in answer
+    # ... the code it does not touch is counted, and left to the Security tab's list of the pull request's alerts.
+    assert SQLI["title"] not in answer and "line 5" not in answer
+    assert "1 finding(s) on code this pull request does not change are not described here" in answer
+    assert f"query=is%3Aopen+tool%3Areviewbot+pr%3A{PR}" in answer
+    assert_safe_for_github(answer, repo=REPO)
+    assert not [n for (r, n) in fake_github.issues if r == REPO]  # and no issue
+
+
+def calc_pull(github: FakeGitHub, number: int) -> dict[str, Any]:
+    """A pull request that changes app/calc.py and leaves app/db.py (with its injection) untouched."""
+    files = {"app/db.py": DB}
+    return github.add_pull(REPO, number, base_files={"app/calc.py": BASE_CALC, **files},
+                           head_files={"app/calc.py": HEAD_CALC, **files}, title="Rewrite total")
+
+
+async def test_a_security_review_of_a_public_repository_counts_its_findings_outside_the_diff(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    inside = bug_finding(line=4, category="security", severity="major", cwe="CWE-682",
+                         title="Price is summed without a type check", suggestion=None)
+    fake_model.default = answering(findings_json([inside, SQLI]))
+    seen = {}
+    for number, public in ((7, False), (8, True)):
+        if public:
+            fake_github.make_public(REPO)
+        pull = calc_pull(fake_github, number)
+        body = comment(fake_github, pull, "@reviewbot-test security-review")
+        assert deliver(web, "issue_comment", body).json()["status"] == "queued"
+        await run_worker_until_idle(settings, redis_url)
+        [posted] = fake_github.reviews[(REPO, number)]
+        check = [c for c in fake_github.check_runs.values() if c["head_sha"] == pull["head"]["sha"]][-1]
+        seen[public] = (posted, check)
+
+    private_review, _ = seen[False]
+    assert "#### Outside the diff" in private_review["body"] and SQLI["title"] in private_review["body"]
+    public_review, public_check = seen[True]
+    [inline] = public_review["comments"]  # on the pull request's own line: described, as GitHub would show it
+    assert inline["line"] == 4 and inside["title"] in inline["body"]
+    for text in (public_review["body"], json.dumps(public_check["output"])):
+        assert "1 finding(s) (1 critical) on code this pull request does not change are not described" in text
+        assert [m.group(0) for m in DESCRIBES.finditer(text)] == []
+    assert_safe_for_github(public_review["body"], repo=REPO)
