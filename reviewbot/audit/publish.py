@@ -7,38 +7,22 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
-from reviewbot.audit.advisory import Advisory, AdvisoryDraft, update_advisory
+from reviewbot.audit.advisory import AdvisoryPort, update_advisory
 from reviewbot.audit.findings import AuditFinding
 from reviewbot.audit.sarif import GITHUB_LIMITS, Limits, build_sarif, encode_sarif
-from reviewbot.audit.tracking import TITLE, tracking_body, tracking_state
-from reviewbot.errors import AdvisoriesUnavailable, CodeScanningUnavailable, GitHubError
+from reviewbot.audit.tracking_issue import IssuePort, update_tracking_issue
+from reviewbot.errors import AdvisoriesUnavailable, CodeScanningUnavailable
 
 log = logging.getLogger(__name__)
 
 
-class AuditPort(Protocol):
+class AuditPort(IssuePort, AdvisoryPort, Protocol):
     """What publishing needs of GitHubPort (its code-scanning, issue and advisory mixins)."""
 
     async def upload_sarif(self, repo: str, commit_sha: str, ref: str, sarif_gz_b64: str, *,
                            tool_name: str = ...) -> str: ...
-
-    async def create_issue(self, repo: str, title: str, body: str) -> int: ...
-
-    async def issue_data(self, repo: str, number: int) -> dict[str, Any]: ...
-
-    async def update_issue(self, repo: str, number: int, *, title: str | None = ..., body: str | None = ...,
-                           state: str | None = ...) -> None: ...
-
-    async def issues_by(self, repo: str, creator: str, state: str = ...) -> list[dict[str, Any]]:
-        """Issues opened by `creator` (every issue when it is empty), newest first."""
-
-    async def create_advisory(self, repo: str, draft: AdvisoryDraft) -> Advisory: ...
-
-    async def update_advisory(self, repo: str, ghsa_id: str, draft: AdvisoryDraft) -> Advisory: ...
-
-    async def draft_advisories(self, repo: str) -> Sequence[Advisory]: ...
 
 
 @dataclass(frozen=True)
@@ -108,63 +92,6 @@ async def _in_private(port: AuditPort, repo: str, findings: Sequence[AuditFindin
     if kept is None:
         return Published("withheld", 0, reason=reason)
     return Published("advisory", len(findings), advisory_id=kept[0], new=kept[1], reason=reason)
-
-
-async def update_tracking_issue(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,
-                                commit_sha: str, bot_login: str, key: bytes, cost_usd: float,
-                                reason: str, known: int | None = None) -> tuple[int, int]:
-    """Edit the App's tracking issue (`known`, else the newest of the App's issues carrying a valid signed
-    marker), or create it once. A closed issue is reopened when this audit found something new. Returns (issue
-    number, new findings)."""
-    ours = None
-    candidates = await _known(port, repo, known)
-    for issue in candidates or await _listed(port, repo, bot_login):
-        if (remembered := tracking_state(issue, key)) is not None:
-            ours = (issue, remembered)
-            break
-    if ours is None and candidates:  # the remembered number is not (or no longer) ours: look for it
-        return await update_tracking_issue(port, repo, findings, category=category, commit_sha=commit_sha,
-                                           bot_login=bot_login, key=key, cost_usd=cost_usd, reason=reason)
-    body, new = tracking_body(findings, category=category, commit_sha=commit_sha, cost_usd=cost_usd,
-                              reason=reason, remembered=ours[1] if ours else None, key=key)
-    if ours is None:
-        return await port.create_issue(repo, TITLE, body), new
-    issue = ours[0]
-    reopen = "open" if new and issue.get("state") == "closed" else None
-    await port.update_issue(repo, int(issue["number"]), body=body, state=reopen)
-    return int(issue["number"]), new
-
-
-async def _listed(port: AuditPort, repo: str, bot_login: str) -> list[dict[str, Any]]:
-    """The App's issues. GitHub documents `creator` only as "the user that created the issue", not whether an App's
-    `<slug>[bot]` account counts: honoured, it lists the App's issues; ignored, every issue, of which the App's are
-    kept; refused (or the slug unknown here), every issue is listed and the App's (any bot's, slug unknown) kept.
-    The author matters as much as the signed marker: a person can copy the marker into an issue of theirs, which
-    the bot must not adopt."""
-    if bot_login:
-        try:
-            return [i for i in await port.issues_by(repo, bot_login) if _by_app(i, bot_login)]
-        except GitHubError as exc:
-            if exc.status not in (404, 422):  # a creator GitHub does not take: the wider look below
-                raise
-    return [i for i in await port.issues_by(repo, "") if _by_app(i, bot_login)]
-
-
-def _by_app(issue: dict[str, Any], bot_login: str) -> bool:
-    user = issue.get("user") or {}
-    login = str(user.get("login") or "")
-    return login.lower() == bot_login.lower() if bot_login else user.get("type") == "Bot" and login.endswith("[bot]")
-
-
-async def _known(port: AuditPort, repo: str, known: int | None) -> list[dict[str, Any]]:
-    if not known:
-        return []
-    try:
-        return [await port.issue_data(repo, known)]
-    except GitHubError as exc:
-        if exc.status in (404, 410):  # deleted or transferred: look for it among the App's issues
-            return [{}]
-        raise
 
 
 def _reason(exc: CodeScanningUnavailable) -> str:
