@@ -94,14 +94,12 @@ def _withheld(record: AuditRecord, count: int) -> list[str]:
         return []
     publication = record.publication
     number = pull_number(record.branch)
-    where = "kept where only people with write access see them"
+    where = "in the audit record only (`reviewbot audit status`, the dashboard)"  # withheld, or not published
     if publication is not None and publication.where == "code-scanning" and record.repo_url:
         where = (f"in [the Security tab's code-scanning alerts]({security_tab_url(record.repo_url, number)}), "
                  "which people with write access see")
     elif publication is not None and publication.where == "advisory":
         where = "in the repository's private draft security advisory"
-    elif publication is not None and publication.where in ("withheld", "comment"):
-        where = "in the audit record only (`reviewbot audit status`, the dashboard)"
     untouched = "on code this pull request does not change " if number is not None else ""
     return ["", f"{count} finding(s) {untouched}are not described here because this repository is public; they "
             f"are {neutralize_inline(where, LinkPolicy(record.repo_url))}."]
