@@ -4,10 +4,12 @@ the only ones its public thread may describe (the rest are counted)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING
 
 from reviewbot.app.bigdiff import load_diff
 from reviewbot.audit.disclosure import finding_key, in_changed_lines, is_public
+from reviewbot.errors import GitHubError
 from reviewbot.jobs.audit.audit_target import pull_number
 from reviewbot.review.diff.newtext import changed_lines
 from reviewbot.review.diff.parse import parse_diff
@@ -15,6 +17,8 @@ from reviewbot.review.diff.parse import parse_diff
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
     from reviewbot.audit.service_record import AuditRecord, FindingJson
+
+log = logging.getLogger(__name__)
 
 
 def changed_by(diff: str) -> dict[str, frozenset[int]]:
@@ -39,9 +43,13 @@ async def in_diff(port: GitHubPort, record: AuditRecord) -> list[str]:
     number = pull_number(record.branch)
     if number is None or not is_public(record.visibility) or not record.findings:
         return []
-    pull = await port.get_pull(record.repo, number)
-    if pull.head_sha == record.sha:
-        diff, _ = await load_diff(port, record.repo, number, pull.base_sha, record.sha)
-    else:  # pushed to since: the audited commit's own changes (three-dot, from the merge base)
-        diff = await port.compare_diff(record.repo, pull.base_sha, record.sha)
+    try:
+        pull = await port.get_pull(record.repo, number)
+        if pull.head_sha == record.sha:
+            diff, _ = await load_diff(port, record.repo, number, pull.base_sha, record.sha)
+        else:  # pushed to since: the audited commit's own changes (three-dot, from the merge base)
+            diff = await port.compare_diff(record.repo, pull.base_sha, record.sha)
+    except GitHubError as exc:  # closed, deleted or unreadable: then nothing is described, everything counted
+        log.warning("pull request's changed lines unknown", extra={"repo": record.repo, "error": str(exc)})
+        return []
     return described(record.findings, await asyncio.to_thread(changed_by, diff))

@@ -3,11 +3,13 @@ lines, the review's "Outside the diff" in a public security review, and the audi
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from reviewbot.app.port.audits import visibility_of
 from reviewbot.audit.disclosure import in_changed_lines, is_public, security_tab_url
 from reviewbot.audit.service_record import AuditRecord, Publication
+from reviewbot.jobs.audit.audit_record import published_text
 from reviewbot.jobs.audit.audit_text import result_text
 from reviewbot.jobs.audit.pull_lines import changed_by, described
 from reviewbot.model import Usage
@@ -88,3 +90,17 @@ def test_only_a_security_review_of_a_public_repository_counts_what_lies_outside_
     for listed in (body(security=True, public=False), body(security=False, public=True),
                    body(security=False, public=False)):
         assert SQLI["title"] in listed and "`app/db.py`" in listed
+
+
+def test_a_public_repositorys_refused_upload_says_where_the_findings_are_and_what_to_enable() -> None:
+    advisory = Publication(where="advisory", status="edited", results=1, advisory_id="GHSA-x", new=1,
+                           reason="the App has not been granted the security_events permission")
+    said = published_text(advisory)
+    assert "private draft security advisory" in said and "`security_events: write`" in said
+    withheld = published_text(Publication(where="withheld", status="edited", results=1, reason="r"))
+    assert "not published anywhere its readers would see them" in withheld
+    assert "`security_events: write`" in withheld and "`repository_advisories: write`" in withheld
+    answer = result_text(dataclasses.replace(record("public"), publication=Publication(
+        where="withheld", status="edited", results=2)))
+    assert "2 finding(s) are not described here" in answer and "in the audit record only" in answer
+    assert "SQL" not in answer and "app/db.py" not in answer
