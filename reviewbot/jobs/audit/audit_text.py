@@ -95,7 +95,8 @@ def _withheld(record: AuditRecord, count: int) -> list[str]:
     publication = record.publication
     number = pull_number(record.branch)
     where = "in the audit record only (`reviewbot audit status`, the dashboard)"  # withheld, or not published
-    if publication is not None and publication.where == "code-scanning" and record.repo_url:
+    if publication is not None and publication.where == "code-scanning" and publication.status != "failed" \
+            and record.repo_url:
         where = (f"in [the Security tab's code-scanning alerts]({security_tab_url(record.repo_url, number)}), "
                  "which people with write access see")
     elif publication is not None and publication.where == "advisory":
