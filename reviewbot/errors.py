@@ -92,6 +92,11 @@ class LeaseLost(ReviewbotError):
     Neither retried nor told to the user; the lease's new holder finishes the job."""
 
 
+class AdvisoriesUnavailable(GitHubError):
+    """No draft security advisory can be written here: the installation has not been granted
+    `repository_advisories: write` (403), or advisories are not available to it on this repository (404)."""
+
+
 class CodeScanningUnavailable(GitHubError):
     """Code scanning takes no upload here: a private repository without GitHub Code Security / Advanced Security,
     an archived one, or an installation that has not granted `security_events`. The audit falls back to its

@@ -1,49 +1,45 @@
 """Where an audit's findings go: one SARIF upload to GitHub code scanning, or, where code scanning is not
-available, the repository's one tracking issue (created once, then edited)."""
+available, the repository's one tracking issue (created once, then edited); on a public repository never an
+issue: its one private draft security advisory, or nowhere but the audit record."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
+from reviewbot.audit.advisory import AdvisoryPort, update_advisory
 from reviewbot.audit.findings import AuditFinding
 from reviewbot.audit.sarif import GITHUB_LIMITS, Limits, build_sarif, encode_sarif
-from reviewbot.audit.tracking import TITLE, tracking_body, tracking_state
-from reviewbot.errors import CodeScanningUnavailable, GitHubError
+from reviewbot.audit.tracking_issue import IssuePort, update_tracking_issue
+from reviewbot.errors import AdvisoriesUnavailable, CodeScanningUnavailable
 
 log = logging.getLogger(__name__)
 
 
-class AuditPort(Protocol):
-    """What publishing needs of GitHubPort (its code-scanning and issue mixins)."""
+class AuditPort(IssuePort, AdvisoryPort, Protocol):
+    """What publishing needs of GitHubPort (its code-scanning, issue and advisory mixins)."""
 
     async def upload_sarif(self, repo: str, commit_sha: str, ref: str, sarif_gz_b64: str, *,
                            tool_name: str = ...) -> str: ...
 
-    async def create_issue(self, repo: str, title: str, body: str) -> int: ...
-
-    async def issue_data(self, repo: str, number: int) -> dict[str, Any]: ...
-
-    async def update_issue(self, repo: str, number: int, *, title: str | None = ..., body: str | None = ...,
-                           state: str | None = ...) -> None: ...
-
-    async def issues_by(self, repo: str, creator: str, state: str = ...) -> list[dict[str, Any]]:
-        """Issues opened by `creator` (every issue when it is empty), newest first."""
-
 
 @dataclass(frozen=True)
 class Published:
-    """Where the findings went: a SARIF upload to poll (`sarif_id`), or the tracking issue (`issue_number`)."""
+    """Where the findings went: a SARIF upload to poll (`sarif_id`), the tracking issue (`issue_number`), or a
+    public repository's draft advisory (`advisory_id`)."""
 
-    where: Literal["code-scanning", "issue", "comment"]  # comment: only the caller's answer shows them
+    # comment: only the caller's answer shows them; advisory: the private draft advisory; withheld: a public
+    # repository's refused upload without advisories, so only the audit record keeps them
+    where: Literal["code-scanning", "issue", "comment", "advisory", "withheld"]
     results: int
     sarif_id: str | None = None
     issue_number: int | None = None
     new: int = 0  # findings new since the last audit of this scope (tracking issue only)
     cut: tuple[str, ...] = ()
     reason: str = ""  # why code scanning was not used
+    advisory_id: str | None = None
 
 
 def branch_ref(branch: str) -> str:
@@ -54,21 +50,24 @@ def branch_ref(branch: str) -> str:
 async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,
                         commit_sha: str, ref: str, bot_login: str, key: bytes, cost_usd: float = 0.0,
                         repo_url: str | None = None, tracking_issue: int | None = None, tracking: bool = True,
-                        limits: Limits = GITHUB_LIMITS) -> Published:
+                        public: bool = False, limits: Limits = GITHUB_LIMITS) -> Published:
     """Upload the complete picture of one audit (carried-forward findings included); on CodeScanningUnavailable,
     edit the tracking issue instead (`tracking_issue`: its number if the caller remembers it from an earlier
     audit; it is checked, and looked up among the App's issues when absent or not ours; `tracking=False`: no
     tracking issue, the caller shows the findings). The caller polls a SARIF upload with `check_processed`, and
-    may remember `Published.issue_number`."""
+    may remember `Published.issue_number`. `public`: the repository's readers are not the Security tab's, so a
+    refused upload goes to the private draft advisory (branch audits) or stays in the record, never an issue."""
     branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
     sarif = build_sarif(findings, category=category, commit_sha=commit_sha, repo_url=repo_url, branch=branch,
                         limits=limits)
     try:
         sarif_id = await port.upload_sarif(repo, commit_sha, ref, encode_sarif(sarif.document))
     except CodeScanningUnavailable as exc:
-        log.info("code scanning is not available; updating the tracking issue",
-                 extra={"repo": repo, "error": str(exc)})
+        log.info("code scanning is not available", extra={"repo": repo, "error": str(exc), "public": public})
         reason = _reason(exc)  # in words a reader acts on (GitHub's full answer is in the log)
+        if public:
+            return await _in_private(port, repo, findings, category=category, commit_sha=commit_sha, key=key,
+                                     cost_usd=cost_usd, reason=reason, branch=tracking)
         if not tracking:  # `tracking=False`: the tracking issue is the default branch's picture, not this one's
             return Published("comment", len(findings), reason=reason)
         number, new = await update_tracking_issue(port, repo, findings, category=category, commit_sha=commit_sha,
@@ -78,61 +77,21 @@ async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFind
     return Published("code-scanning", sarif.results, sarif_id=sarif_id, cut=sarif.cut)
 
 
-async def update_tracking_issue(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,
-                                commit_sha: str, bot_login: str, key: bytes, cost_usd: float,
-                                reason: str, known: int | None = None) -> tuple[int, int]:
-    """Edit the App's tracking issue (`known`, else the newest of the App's issues carrying a valid signed
-    marker), or create it once. A closed issue is reopened when this audit found something new. Returns (issue
-    number, new findings)."""
-    ours = None
-    candidates = await _known(port, repo, known)
-    for issue in candidates or await _listed(port, repo, bot_login):
-        if (remembered := tracking_state(issue, key)) is not None:
-            ours = (issue, remembered)
-            break
-    if ours is None and candidates:  # the remembered number is not (or no longer) ours: look for it
-        return await update_tracking_issue(port, repo, findings, category=category, commit_sha=commit_sha,
-                                           bot_login=bot_login, key=key, cost_usd=cost_usd, reason=reason)
-    body, new = tracking_body(findings, category=category, commit_sha=commit_sha, cost_usd=cost_usd,
-                              reason=reason, remembered=ours[1] if ours else None, key=key)
-    if ours is None:
-        return await port.create_issue(repo, TITLE, body), new
-    issue = ours[0]
-    reopen = "open" if new and issue.get("state") == "closed" else None
-    await port.update_issue(repo, int(issue["number"]), body=body, state=reopen)
-    return int(issue["number"]), new
-
-
-async def _listed(port: AuditPort, repo: str, bot_login: str) -> list[dict[str, Any]]:
-    """The App's issues. GitHub documents `creator` only as "the user that created the issue", not whether an App's
-    `<slug>[bot]` account counts: honoured, it lists the App's issues; ignored, every issue, of which the App's are
-    kept; refused (or the slug unknown here), every issue is listed and the App's (any bot's, slug unknown) kept.
-    The author matters as much as the signed marker: a person can copy the marker into an issue of theirs, which
-    the bot must not adopt."""
-    if bot_login:
-        try:
-            return [i for i in await port.issues_by(repo, bot_login) if _by_app(i, bot_login)]
-        except GitHubError as exc:
-            if exc.status not in (404, 422):  # a creator GitHub does not take: the wider look below
-                raise
-    return [i for i in await port.issues_by(repo, "") if _by_app(i, bot_login)]
-
-
-def _by_app(issue: dict[str, Any], bot_login: str) -> bool:
-    user = issue.get("user") or {}
-    login = str(user.get("login") or "")
-    return login.lower() == bot_login.lower() if bot_login else user.get("type") == "Bot" and login.endswith("[bot]")
-
-
-async def _known(port: AuditPort, repo: str, known: int | None) -> list[dict[str, Any]]:
-    if not known:
-        return []
+async def _in_private(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,
+                      commit_sha: str, key: bytes, cost_usd: float, reason: str, branch: bool) -> Published:
+    """A public repository's refused upload: a branch's findings into the one draft advisory where the installation
+    may write one; else (or a pull request's audit, whose code is not the branch's) nowhere anyone else reads."""
+    if not branch:
+        return Published("withheld", len(findings), reason=reason)
     try:
-        return [await port.issue_data(repo, known)]
-    except GitHubError as exc:
-        if exc.status in (404, 410):  # deleted or transferred: look for it among the App's issues
-            return [{}]
-        raise
+        kept = await update_advisory(port, repo, findings, category=category, commit_sha=commit_sha,
+                                     cost_usd=cost_usd, reason=reason, key=key)
+    except AdvisoriesUnavailable as exc:
+        log.info("no repository_advisories permission; findings withheld", extra={"repo": repo, "error": str(exc)})
+        return Published("withheld", len(findings), reason=reason)
+    if kept is None:
+        return Published("withheld", 0, reason=reason)
+    return Published("advisory", len(findings), advisory_id=kept[0], new=kept[1], reason=reason)
 
 
 def _reason(exc: CodeScanningUnavailable) -> str:

@@ -37,7 +37,9 @@ class PlannedChunk:
 class Publication:
     """Where a finished audit's findings went and, for code scanning, whether GitHub processed the upload."""
 
-    where: str  # code-scanning, issue (the tracking issue), comment (a pull request's answer only), none (failed)
+    # code-scanning, issue (the tracking issue), comment (a pull request's answer only), advisory (a public
+    # repository's private draft advisory), withheld (a public repository's, kept in the record only), none (failed)
+    where: str
     status: str  # processing (GitHub at work on the upload), complete, edited (issue or comment), failed
     results: int = 0
     sarif_id: str | None = None
@@ -47,6 +49,7 @@ class Publication:
     reason: str = ""  # why code scanning was not used
     errors: list[str] = field(default_factory=list)
     analyses_url: str | None = None  # once GitHub processed the upload
+    advisory_id: str | None = None  # the draft advisory's GHSA id
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,8 @@ class AuditRecord:
     blobs: dict[str, str]  # audited path → blob id: what the branch's next incremental audit compares with
     base_branch: str = ""  # whose last audit an incremental one starts from, and the category's branch
     repo_url: str = ""
+    visibility: str = ""  # GitHub's (public, private, internal); an older record's "" is read as public
+    in_diff: list[str] = field(default_factory=list)  # a pull request's findings on lines it changes (path:line)
     full: bool = False
     incremental: bool = False
     trigger: str = ""

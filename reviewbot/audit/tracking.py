@@ -53,9 +53,11 @@ def _marker(audits: dict[str, list[str]], key: bytes) -> str:
 
 
 def tracking_body(findings: Sequence[AuditFinding], *, category: str, commit_sha: str, cost_usd: float,
-                  reason: str, remembered: dict[str, list[str]] | None, key: bytes) -> tuple[str, int]:
+                  reason: str, remembered: dict[str, list[str]] | None, key: bytes,
+                  kept_in: str = "issue") -> tuple[str, int]:
     """The issue's Markdown after this audit, and how many findings are new since the last audit of the same
-    category (the caller reopens a closed issue for those)."""
+    category (the caller reopens a closed issue for those). `kept_in`: what holds the text (the issue, or the
+    draft advisory of a public repository)."""
     ordered = sorted(findings, key=lambda f: f.rank)
     now = {f.fingerprint for f in ordered if _FP.fullmatch(f.fingerprint)}
     audits = {c: fps for c, fps in (remembered or {}).items() if c != category}
@@ -67,7 +69,7 @@ def tracking_body(findings: Sequence[AuditFinding], *, category: str, commit_sha
     lines = [f"Security audit of {code_span(category)} at commit {code_span(commit_sha[:12])}: "
              f"**{len(ordered)}** finding(s), estimated cost ${cost_usd:.2f}.", "",
              f"GitHub code scanning is not available for this repository ({neutralize_inline(reason)}), so "
-             "reviewbot keeps this one issue up to date instead; it is edited by every audit, never duplicated.",
+             f"reviewbot keeps this one {kept_in} up to date instead; it is edited by every audit, never duplicated.",
              "", "| Severity | Findings |", "|---|---|"]
     lines += [f"| {BADGE[s]} | {severities[s]} |" for s in ("critical", "major", "minor", "nit") if severities[s]]
     lines += ["", "| CWE | Findings |", "|---|---|"]

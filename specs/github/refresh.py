@@ -60,6 +60,12 @@ OPERATIONS += [
     ("post", f"{_R}/code-scanning/sarifs"), ("get", f"{_R}/code-scanning/sarifs/{{sarif_id}}"),
     ("get", f"{_R}/issues"), ("post", f"{_R}/issues"), ("patch", f"{_R}/issues/{{issue_number}}"),
 ]
+# Disclosure (issue 30): an audit of a public repository whose code scanning is refused goes to one private draft
+# repository security advisory, found again by id (GET) and edited (PATCH), never to a public issue.
+OPERATIONS += [
+    ("get", f"{_R}/security-advisories"), ("post", f"{_R}/security-advisories"),
+    ("get", f"{_R}/security-advisories/{{ghsa_id}}"), ("patch", f"{_R}/security-advisories/{{ghsa_id}}"),
+]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
           "installation", "installation_repositories", "ping", "push"]

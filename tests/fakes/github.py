@@ -24,6 +24,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tests.fakes import (
+    github_advisories,
     github_apps,
     github_auth,
     github_checks,
@@ -102,6 +103,11 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", f"{_REPO}/issues", "token", github_repo_issues.list_issues),
     ("POST", f"{_REPO}/issues", "token", github_repo_issues.create),
     ("PATCH", f"{_REPO}/issues/{{issue_number}}", "token", github_repo_issues.update),
+    # A public repository's findings where code scanning is refused: one private draft security advisory.
+    ("GET", f"{_REPO}/security-advisories", "token", github_advisories.list_advisories),
+    ("POST", f"{_REPO}/security-advisories", "token", github_advisories.create),
+    ("GET", f"{_REPO}/security-advisories/{{ghsa_id}}", "token", github_advisories.get),
+    ("PATCH", f"{_REPO}/security-advisories/{{ghsa_id}}", "token", github_advisories.update),
 ]
 _ALL_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"]
 _RATE_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
@@ -297,6 +303,15 @@ class FakeGitHub(GitHubState):
         """Code-scanning alerts of a repository (each: number, rule_id, path, state open/fixed, category, ref)."""
         with self.lock:
             return [dict(a) for a in self.code_scanning_alerts[repo] if state in (None, a["state"])]
+
+    def make_public(self, repo: str) -> None:
+        """The repository's `private` is false and its `visibility` public (every other repository is private)."""
+        self.set_visibility(repo, "public")
+
+    def repo_advisories(self, repo: str) -> list[dict[str, Any]]:
+        """The repository's security advisories as GitHub lists them (drafts included)."""
+        with self.lock:
+            return [github_advisories.render(a) for a in self.advisories[repo]]
 
     def take_violations(self) -> list[str]:
         """The contract violations seen so far, forgotten once taken (for tests that break the contract on purpose)."""

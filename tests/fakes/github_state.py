@@ -208,6 +208,9 @@ class GitHubState:
             self.code_scanning_alerts: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
             self.code_scanning_off: set[str] = set()
             self.sarif_pending_polls = 1
+            # Disclosure (tests/fakes/github_advisories.py): public repositories (every other one is private), and
+            # repository security advisories per repository.
+            self.advisories: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
 
     def suite_id(self, repo: str, head_sha: str) -> int:
         """GitHub makes one check suite per App and commit: every check run of ours on that commit is in it."""

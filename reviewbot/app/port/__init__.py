@@ -1,11 +1,12 @@
 """GitHubPort: the operations the bot needs, over PyGithub, called from async code through a thread.
 
 One seam assembled from one mixin per GitHub resource (pulls, contents, checks, reviews, issues, linked issues;
-code scanning, the issues themselves and what audits read) over PortBase.
+code scanning, the issues themselves, draft security advisories and what audits read) over PortBase.
 """
 
 from __future__ import annotations
 
+from reviewbot.app.port.advisories import AdvisoriesAPI
 from reviewbot.app.port.audits import AuditsAPI
 from reviewbot.app.port.base import DIFF_MEDIA_TYPE, MAX_LISTED
 from reviewbot.app.port.checks import ChecksAPI
@@ -22,5 +23,5 @@ __all__ = ["DIFF_MEDIA_TYPE", "MAX_LISTED", "GitHubPort", "PullInfo", "new_githu
 
 
 class GitHubPort(PullsAPI, ContentsAPI, ChecksAPI, ReviewsAPI, IssuesAPI, AuditsAPI, LinkedIssuesAPI, CodeScanning,
-                 RepoIssues):
+                 RepoIssues, AdvisoriesAPI):
     """Everything reviewbot asks of GitHub for one installation; no PyGithub type leaks out."""

@@ -4,14 +4,28 @@ the installation's repositories (for scheduled audits), and edits of the answer 
 from __future__ import annotations
 
 import urllib.parse
+from dataclasses import dataclass
 
 from reviewbot.app.port.base import MAX_LISTED, PortBase, _q
+from reviewbot.app.port.pulls import Visibility, visibility_of
+
+
+@dataclass(frozen=True)
+class RepoInfo:
+    """What an audit reads of the repository: its default branch, and who may read it (`visibility`)."""
+
+    default_branch: str
+    visibility: Visibility  # as GitHub says; unknown counts as public wherever something could be disclosed
 
 
 class AuditsAPI(PortBase):
     async def default_branch(self, repo: str) -> str:
+        return (await self.repository(repo)).default_branch
+
+    async def repository(self, repo: str) -> RepoInfo:
+        """`GET /repos/{owner}/{repo}`: the default branch and the visibility."""
         data = await self._get(f"GET repo {repo}", f"/repos/{_q(repo)}")
-        return str(data.get("default_branch") or "main")
+        return RepoInfo(default_branch=str(data.get("default_branch") or "main"), visibility=visibility_of(data))
 
     async def branch_head(self, repo: str, branch: str) -> str:
         """The commit a branch (or any ref) points at now."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from reviewbot.audit.disclosure import ENABLE_ADVISORY, ENABLE_CODE_SCANNING, is_public
 from reviewbot.audit.findings import AuditFinding, from_finding
 from reviewbot.audit.publish import AuditPort, branch_ref, publish_audit
 from reviewbot.audit.sarif import audit_category
@@ -44,12 +45,14 @@ async def publish(port: AuditPort, store: AuditStore, record: AuditRecord, *, re
                                commit_sha=record.sha, ref=branch_ref(record.branch), bot_login=bot_login,
                                key=key, cost_usd=float(record.spent_usd or 0),
                                tracking_issue=await store.tracking_issue(record.repo),
-                               tracking=keeps_baseline(record))  # a pull request's findings: its answer only
+                               tracking=keeps_baseline(record),  # a pull request's findings: its answer only
+                               public=is_public(record.visibility))
     if done.issue_number is not None:
         await store.remember_tracking_issue(record.repo, done.issue_number)
     return Publication(where=done.where, results=done.results, sarif_id=done.sarif_id,
                        issue_number=done.issue_number, new=done.new, cut=list(done.cut), reason=done.reason,
-                       status="processing" if done.where == "code-scanning" else "edited", errors=[])
+                       status="processing" if done.where == "code-scanning" else "edited", errors=[],
+                       advisory_id=done.advisory_id)
 
 
 def published_text(publication: Publication | None, issue_url: str = "") -> str:
@@ -64,6 +67,15 @@ def published_text(publication: Publication | None, issue_url: str = "") -> str:
     if publication.where == "comment":
         return (f"code scanning is not available here ({publication.reason}): the findings above (a pull "
                 "request's audit leaves the repository's tracking issue to the default branch)")
+    if publication.where == "advisory":  # no link: the draft's address names nothing, but only its readers open it
+        return (f"code scanning is not available here ({publication.reason}), and this repository is public: "
+                f"the findings are kept in the repository's private draft security advisory, which only admins "
+                f"and its collaborators see ({publication.new} new); to have them in code scanning, "
+                f"{ENABLE_CODE_SCANNING}")
+    if publication.where == "withheld":
+        return (f"code scanning is not available here ({publication.reason}), and this repository is public, so "
+                f"the findings are not published anywhere its readers would see them; to fix this, "
+                f"{ENABLE_CODE_SCANNING}; {ENABLE_ADVISORY}")
     if publication.where == "none":
         return f"the audit record only: publishing failed ({'; '.join(publication.errors)})"
     alerts = f"{publication.results} alert(s)"

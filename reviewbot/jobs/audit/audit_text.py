@@ -4,10 +4,11 @@ titles come from the repository and the model, so every one goes through the Mar
 from __future__ import annotations
 
 import time
-from collections import Counter
 
-from reviewbot.audit.service_record import AuditRecord
+from reviewbot.audit.disclosure import finding_key, is_public, security_tab_url, severity_counts
+from reviewbot.audit.service_record import AuditRecord, FindingJson
 from reviewbot.jobs.audit.audit_record import published_text
+from reviewbot.jobs.audit.audit_target import pull_number
 from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.review.publish.markdown import BADGE, neutralize_inline
 from reviewbot.review.publish.safemd import LinkPolicy
@@ -57,17 +58,17 @@ def result_text(record: AuditRecord) -> str:
              + (f", {record.carried_count} carried forward from the last audit" if record.carried_count
                 else "") + "."]
     lines += _related(record)
-    by_severity = Counter(f["severity"] for f in findings)
-    if by_severity:
-        lines += ["", " · ".join(f"{BADGE[s]} {n}" for s, n in sorted(by_severity.items(),
-                                                                       key=lambda x: SEVERITY_RANK[x[0]]))]
-    for f in sorted(findings, key=lambda f: (SEVERITY_RANK[f["severity"]], f["path"], f["line"]))[:MAX_LISTED]:
+    if counts := severity_counts(f["severity"] for f in findings):
+        lines += ["", counts]
+    shown = _describable(record)
+    for f in sorted(shown, key=lambda f: (SEVERITY_RANK[f["severity"]], f["path"], f["line"]))[:MAX_LISTED]:
         cwe = f" ({neutralize_inline(f['cwe'])})" if f.get("cwe") else ""
         label = " · **unverified**" if f.get("unverified") else ""
         lines.append(f"- {BADGE[f['severity']]}{label} {_code(f['path'])} line {int(f['line'])}: "
                      f"{neutralize_inline(f['title'])}{cwe}")
-    if len(findings) > MAX_LISTED:
-        lines.append(f"- … and {len(findings) - MAX_LISTED} more.")
+    if len(shown) > MAX_LISTED:
+        lines.append(f"- … and {len(shown) - MAX_LISTED} more.")
+    lines += _withheld(record, len(findings) - len(shown))
     if record.not_audited:
         lines += ["", "Not audited (the rest completed):"]
         lines += [f"- chunk {int(i) + 1} ({len(record.chunks[int(i)].paths)} file(s)): "
@@ -75,6 +76,34 @@ def result_text(record: AuditRecord) -> str:
     lines += _left_out(record)
     lines += ["", f"Where the results are: {_where(record)}."]
     return "\n".join(lines)
+
+
+def _describable(record: AuditRecord) -> list[FindingJson]:
+    """What this answer may describe: everything on a private or internal repository; on a public one (everyone
+    reads this thread, while code-scanning alerts are shown to writers only) a pull request's findings on the
+    lines it changes, which the pull request shows anyway, and nothing of a branch's audit."""
+    if not is_public(record.visibility):
+        return list(record.findings)
+    shown = set(record.in_diff) if pull_number(record.branch) is not None else set()
+    return [f for f in record.findings if finding_key(f["path"], f["line"]) in shown]
+
+
+def _withheld(record: AuditRecord, count: int) -> list[str]:
+    """The findings this public thread counts but does not describe, and where those allowed to see them do."""
+    if not count:
+        return []
+    publication = record.publication
+    number = pull_number(record.branch)
+    where = "in the audit record only (`reviewbot audit status`, the dashboard)"  # withheld, or not published
+    if publication is not None and publication.where == "code-scanning" and publication.status != "failed" \
+            and record.repo_url:
+        where = (f"in [the Security tab's code-scanning alerts]({security_tab_url(record.repo_url, number)}), "
+                 "which people with write access see")
+    elif publication is not None and publication.where == "advisory":
+        where = "in the repository's private draft security advisory"
+    untouched = "on code this pull request does not change " if number is not None else ""
+    return ["", f"{count} finding(s) {untouched}are not described here because this repository is public; they "
+            f"are {neutralize_inline(where, LinkPolicy(record.repo_url))}."]
 
 
 def _where(record: AuditRecord) -> str:

@@ -26,6 +26,7 @@ from reviewbot.jobs.audit.audit_usage import record_audit
 from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
+from reviewbot.jobs.audit.pull_lines import in_diff
 from reviewbot.model import Usage
 from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current
@@ -86,6 +87,7 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
         publication = record.publication
         if publication is None:  # a retry of this job after the upload does not upload again
             record = with_findings(record, findings + record.carried)
+            record = dataclasses.replace(record, in_diff=await in_diff(port, record))
             publication = await _publish(deps, redis, port, store, record, snapshot)
             record = dataclasses.replace(record, publication=publication)
             await store.save(record)

@@ -109,7 +109,8 @@ async def _refused(port: GitHubPort, store: AuditStore, repo: str, branch: str, 
 async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, installation_id: int, repo: str,
                 branch: str, paths: list[str], full: bool, trigger: str, number: int | None) -> AuditRecord:
     sha = await head_of(port, repo, branch)
-    default = await port.default_branch(repo)
+    repository = await port.repository(repo)  # its visibility decides where findings may be described
+    default = repository.default_branch
     config = (await load_config(port, repo, default)).config  # never the audited branch's
     base = default if pull_number(branch) else branch  # a pull request starts from the default branch's last audit
     root = await audit_tree(deps, port, repo, sha)
@@ -130,6 +131,7 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     record = AuditRecord(
         id=audit_id, installation_id=installation_id, repo=repo, branch=branch, sha=sha, base_branch=base,
         repo_url=f"{deps.settings.github_url.rstrip('/')}/{urllib.parse.quote(repo, safe='/')}",
+        visibility=repository.visibility,
         paths=list(scope), full=full, incremental=selection is not None, trigger=trigger,
         number=number, status="running", created=time.time(), model=deps.settings.model,
         config=config.model_dump(mode="json"), max_usd=config.audit.max_usd,

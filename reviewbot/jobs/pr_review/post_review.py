@@ -3,11 +3,13 @@ resolved, and the check run completed with annotations."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.app.port import GitHubPort, PullInfo
+from reviewbot.audit.disclosure import is_public
 from reviewbot.errors import GitHubError
 from reviewbot.jobs.pr_review.checkrun import CheckRun
 from reviewbot.review.config import RepoConfig
@@ -53,6 +55,8 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
                   config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = (),
                   learnings: tuple[Learning, ...] = (), app: str = "reviewbot") -> Posted:
     repo, number = check.repo, pull.number
+    if report.security:  # a security review of a public repository counts what lies outside the diff
+        report = dataclasses.replace(report, public=is_public(pull.visibility))
     earlier = review_markers(await port.list_reviews(repo, number), key)
     threads = await port.review_threads(repo, number)
     existing = _open_findings(threads, full, key)

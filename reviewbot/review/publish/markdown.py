@@ -83,6 +83,9 @@ class ReviewReport:
     security: bool = False  # security mode: the summary lists CWE → count
     issues: tuple[IssueVerdict, ...] = ()  # the model's word on each linked issue it was shown
     repo: str = ""  # owner/name, to know `#12` from another repository's issue
+    # A security review of a public repository: everyone reads this thread, so findings on code the pull request
+    # does not change (which GitHub would show writers only, as code-scanning alerts) are counted, not described.
+    public: bool = False
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,7 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
         lines += [_finding_line(f, notes.links) for f in notes.overflow]
     if report.placement.outside:
         lines += ["", "#### Outside the diff", ""]
-        lines += [_finding_line(f, notes.links) for f in report.placement.outside]
+        lines += _outside(report, notes.links)
     if notes.config_errors:
         lines += ["", "#### Configuration problems (defaults used)", ""]
         lines += [f"- {neutralize_inline(e, policy)}" for e in notes.config_errors]
@@ -150,11 +153,26 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
         lines += ["", f"**Not reviewed**: GitHub did not show {len(notes.unseen)} file(s): "
                   + ", ".join(code_span(p) for p in notes.unseen[:20])]
     lines += list(notes.held_back)
-    lines += security_section(posted, report.security)
+    lines += security_section([f for f in posted if not _counted_only(report, f)], report.security)
     if report.coverage is not None:  # context engine: what was reviewed, skipped and why
         lines += ["", render_coverage(report.coverage)]
     lines += ["", footer(report)]
     return _bounded("\n".join(lines)) + (f"\n{notes.marker}" if notes.marker else "")
+
+
+def _counted_only(report: ReviewReport, f: Finding) -> bool:
+    return report.security and report.public and f in report.placement.outside
+
+
+def _outside(report: ReviewReport, links: Links) -> list[str]:
+    """The findings outside the diff: described, or, for a security review of a public repository, counted."""
+    if not (report.security and report.public):
+        return [_finding_line(f, links) for f in report.placement.outside]
+    counts = Counter(f.severity for f in report.placement.outside)
+    by = ", ".join(f"{counts[s]} {s}" for s in sorted(counts, key=SEVERITY_RANK.__getitem__))
+    return [f"{len(report.placement.outside)} finding(s) ({by}) on code this pull request does not change are not "
+            "described here: this repository is public, and GitHub shows such findings only to people with write "
+            "access (an audit of the default branch puts them in code scanning)."]
 
 
 def _notes(notes: BodyNotes) -> list[str]:

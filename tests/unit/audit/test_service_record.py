@@ -23,7 +23,8 @@ PLANNED = """{"id": "a1b2", "installation_id": 42, "repo": "octo/demo", "branch"
  "estimate_usd": 0.004, "estimate_tokens": 3000}], "estimate_usd": 0.0163, "left_out": ["app/big.py"],
  "unchanged": 1, "related": 1, "carried": ["SQLI"],
  "blobs": {"app/db.py": "b1", "app/views.py": "b2", "app/api.py": "b3"},
- "gone": ["app/old.py"], "parsed": 2, "comment_id": 9001}""".replace('"SQLI"', json.dumps(SQLI))
+ "gone": ["app/old.py"], "parsed": 2, "comment_id": 9001,
+ "visibility": "private", "in_diff": []}""".replace('"SQLI"', json.dumps(SQLI))
 
 # What `finish_job` (`_totals`, `publish`) and `upload_status` added to it.
 FINISHED = {"files": 3, "candidates": 1, "duplicates": 1, "dropped": [["A guess", "not reachable"]], "unverified": 0,
@@ -33,7 +34,8 @@ FINISHED = {"files": 3, "candidates": 1, "duplicates": 1, "dropped": [["A guess"
             "evidence_dropped": 2, "spent_usd": 0.0101, "carried_count": 1, "findings": [SQLI],
             "category": "reviewbot-audit:main", "publication": {
                 "where": "code-scanning", "results": 1, "sarif_id": "s-1", "issue_number": None, "new": 0,
-                "cut": [], "reason": "", "status": "complete", "errors": [], "analyses_url": "https://x/analyses"},
+                "cut": [], "reason": "", "status": "complete", "errors": [], "analyses_url": "https://x/analyses",
+                "advisory_id": None},
             "published": "published to code scanning: 1 alert(s)", "status": "done", "finished": 1764633999.5}
 
 # The first records (before base_branch, repo_url, related, parsed, the chunks' token estimate and the publication
