@@ -55,8 +55,8 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
                   config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = (),
                   learnings: tuple[Learning, ...] = (), app: str = "reviewbot") -> Posted:
     repo, number = check.repo, pull.number
-    if report.security:  # a security review of a public repository counts what lies outside the diff
-        report = dataclasses.replace(report, public=is_public(pull.visibility))
+    # On a public repository security findings beyond the diff are counted, not described (review/publish).
+    report = dataclasses.replace(report, public=is_public(pull.visibility))
     earlier = review_markers(await port.list_reviews(repo, number), key)
     threads = await port.review_threads(repo, number)
     existing = _open_findings(threads, full, key)

@@ -22,13 +22,20 @@ class HeldBack:
     learning: Learning
 
 
-def held_back_section(held: Sequence[HeldBack], *, links: Links, app: str) -> list[str]:
-    """Markdown lines for the review body (empty when nothing was held back)."""
+def held_back_section(held: Sequence[HeldBack], *, links: Links, app: str, public: bool = False) -> list[str]:
+    """Markdown lines for the review body (empty when nothing was held back). On a public repository dismissed
+    security findings are counted, not described: they may lie beyond the diff, where GitHub shows writers only."""
     repo = urllib.parse.urlsplit(links.repo).path.strip("/") or "OWNER/REPO"  # https://HOST/owner/repo
     policy = links.policy
     security = [h for h in held if h.finding.cwe or h.finding.category == "security" or h.learning.security]
     others = [h for h in held if h not in security]
     lines: list[str] = []
+    if public and security:
+        lines += ["", "#### Dismissed security findings", "",
+                  f"{len(security)} security finding(s) matched remembered dismissals and are held back; they are "
+                  f"not described here because this repository is public ({code_span('reviewbot learnings list')} "
+                  "shows them to its operators)."]
+        security = []
     for title, group in (("Dismissed security findings", security), ("Held back by remembered dismissals", others)):
         if group:
             lines += ["", f"#### {title}", ""]

@@ -83,8 +83,9 @@ class ReviewReport:
     security: bool = False  # security mode: the summary lists CWE → count
     issues: tuple[IssueVerdict, ...] = ()  # the model's word on each linked issue it was shown
     repo: str = ""  # owner/name, to know `#12` from another repository's issue
-    # A security review of a public repository: everyone reads this thread, so findings on code the pull request
-    # does not change (which GitHub would show writers only, as code-scanning alerts) are counted, not described.
+    # A public repository: everyone reads this thread, so in a security review findings on code the pull request
+    # does not change (which GitHub would show writers only, as code-scanning alerts) are counted, not described,
+    # and so are dismissed security findings in any review.
     public: bool = False
 
 
@@ -126,8 +127,11 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
     policy = notes.links.policy
     posted = posted_findings(report, notes.overflow)
     lines = ["### reviewbot", "", headline(posted), ""]
-    if report.summary.strip():
+    if report.summary.strip() and not (report.security and report.public and report.placement.outside):
         lines += [neutralize(report.summary.strip(), policy), ""]
+    elif report.summary.strip():  # the model's prose may describe what the section below only counts
+        lines += ["The model's summary is not shown: it may describe findings on code this pull request does not "
+                  "change, which a public repository's thread only counts.", ""]
     linked = report.coverage.issues if report.coverage is not None else ()
     for line in issue_lines(report.issues, linked, report.repo, policy):
         lines += [line, ""]

@@ -95,7 +95,8 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
     notes = BodyNotes(overflow=tuple(overflow), repeated=repeated, earlier_code=earlier, below_threshold=below,
                       config_errors=config_errors, unseen=unseen, links=links,
                       marker=review_marker({"sha": head_sha, "run": run_id, "fps": fps}, key), dismissed=dismissed,
-                      held_back=tuple(held_back_section(held, links=links, app=app)))
+                      held_back=tuple(held_back_section(held, links=links, app=app,
+                                                                  public=report.public)))
     body = review_body(shown, notes)
     # Open findings (posted now, or repeated from an earlier review) decide the conclusion; an unverified one
     # counts like any other, so a failed check can never turn into a silent success.
