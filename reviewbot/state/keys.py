@@ -63,9 +63,10 @@ def paused_key(repo: str, number: int) -> str:
     return f"{PREFIX}:paused:{repo}#{number}"
 
 
-def polite_key(repo: str, number: int) -> str:
-    """Marks that a non-collaborator was already told, once per PR, that they cannot trigger reviews."""
-    return f"{PREFIX}:polite:{repo}#{number}"
+def polite_key(repo: str, number: int, person: str = "") -> str:
+    """Marks that someone without write access was already told, once per PR and person, that they cannot trigger
+    reviews (as the Action does); without a person, the PR's one notice that its question limit is reached."""
+    return f"{PREFIX}:polite:{repo}#{number}" + (f":{person.lower()}" if person else "")
 
 
 def check_run_key(repo: str, head_sha: str) -> str:

@@ -43,7 +43,7 @@ async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, 
                  pull: bool, key: bytes) -> dict[str, Any]:
     await port.add_reaction(repo, comment_id, "eyes")  # heard, before anything slow
     if not trusted and await port.permission(repo, author) not in MAY_SPEND:
-        if await redis.set(keys.polite_key(repo, number), "1", nx=True, ex=keys.STATE_TTL):
+        if await redis.set(keys.polite_key(repo, number, author), "1", nx=True, ex=keys.STATE_TTL):
             await tell_not_allowed(port, repo, number, author, key)
         log.info("command refused: no write access", extra={"repo": repo, "pr": number})
         return {"outcome": "not allowed"}
