@@ -13,9 +13,10 @@ import pytest
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
-from tests.fakes.model import FakeModel, answering, findings_json
+from tests.fakes.model import FakeModel, answering, findings_json, thread_question
 from tests.gfm import posted_by_bot
 from tests.helpers import BASE_CALC, HEAD_CALC, bug_finding, deliver, payload, run_worker_until_idle
+from tests.integration.test_conversations import reply_event
 
 Seen = Literal["public", "private", "internal"]
 ORG = "acme/.github"
@@ -28,9 +29,9 @@ DROPPED = "were not used: that repository is not public and this one is"
 
 
 async def _review(web: httpx.Client, settings: Settings, redis_url: str, github: FakeGitHub, model: FakeModel, *,
-                  repo_is: Seen, org_is: Seen, defaults: str = DEFAULTS) -> tuple[str, str]:
+                  repo_is: Seen, org_is: Seen, defaults: str = DEFAULTS) -> tuple[str, str, dict[str, object]]:
     """One review of a pull request of REPO under the organisation's defaults, whose model finds what the
-    organisation's learning holds back; (everything the model was asked, everything posted)."""
+    organisation's learning holds back; (everything the model was asked, everything posted, the pull request)."""
     model.default = answering(findings_json([bug_finding()]))
     github.add_installation(INSTALLATION, [REPO, ORG])
     github.set_branch(ORG, "main", {".github/reviewbot.yml": defaults})
@@ -43,13 +44,13 @@ async def _review(web: httpx.Client, settings: Settings, redis_url: str, github:
     await run_worker_until_idle(settings, redis_url)
     assert model.review_requests()
     asked = json.dumps([r.json for r in model.requests])
-    return asked, "\n".join(text for text, _ in posted_by_bot(github, REPO, 7))
+    return asked, "\n".join(text for text, _ in posted_by_bot(github, REPO, 7)), pull
 
 
 async def test_a_public_repository_never_gets_a_private_organisations_text_but_keeps_its_settings(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    asked, posted = await _review(web, settings, redis_url, fake_github, fake_model, repo_is="public",
+    asked, posted, _ = await _review(web, settings, redis_url, fake_github, fake_model, repo_is="public",
                                   org_is="private")
     for secret in (SECRET, PATH_SECRET, "Nightingale", "Initech"):
         assert secret not in asked and secret not in posted
@@ -69,8 +70,20 @@ async def test_a_public_repository_never_gets_a_private_organisations_text_but_k
 async def test_the_organisations_text_is_used_where_every_reader_may_read_it(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel,
         repo_is: Seen, org_is: Seen, defaults: str) -> None:
-    asked, posted = await _review(web, settings, redis_url, fake_github, fake_model, repo_is=repo_is,
+    asked, posted, _ = await _review(web, settings, redis_url, fake_github, fake_model, repo_is=repo_is,
                                   org_is=org_is, defaults=defaults)
     assert SECRET in asked and PATH_SECRET in asked
     assert "Kept for the Initech auditors" in posted  # the learning held the finding back, quoting its reason
     assert DROPPED not in posted
+
+
+async def test_a_thread_answer_on_a_public_repository_leaves_the_text_out_too(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    *_, pull = await _review(web, settings, redis_url, fake_github, fake_model, repo_is="public", org_is="private")
+    [root] = fake_github.review_comments[(REPO, 7)]
+    event = reply_event(fake_github, pull, root, "@reviewbot-test why is this a bug?")
+    assert deliver(web, "pull_request_review_comment", event).status_code == 202
+    await run_worker_until_idle(settings, redis_url)
+    [asked] = [r for r in fake_model.requests if thread_question(r.json) is not None]
+    assert SECRET not in json.dumps(asked.json) and PATH_SECRET not in json.dumps(asked.json)
