@@ -56,7 +56,7 @@ async def review_in_action(run: Run, request: ReviewRequest) -> Outcome:
     if pull.state != "open" or pull.head_sha != request.head_sha:
         why = "a newer commit was pushed" if pull.state == "open" else f"the pull request is {pull.state}"
         return Outcome("superseded", why)
-    loaded = await load_config(port, repo, pull.base_ref)
+    loaded = await load_config(port, repo, pull.base_ref, visibility=pull.visibility)
     config = _blocking(loaded.config, run.blocking_severity)
     if skip := automatic_skip(config, pull, request.trigger, request.draft):
         return Outcome("skipped", skip)
@@ -68,7 +68,7 @@ async def review_in_action(run: Run, request: ReviewRequest) -> Outcome:
     check = ActionCheck(port, repo, pull.head_sha, number)
     await check.open("in_progress", "Review in progress", "reviewbot is reading the changes.")
     try:
-        await _review(run, check, request, pull, LoadedConfig(config, loaded.errors))
+        await _review(run, check, request, pull, LoadedConfig(config, loaded.errors, loaded.notes))
     except (PermanentError, RetryableError) as exc:
         if refused(exc) and not isinstance(exc, MissingPermission):  # the check run worked: the review was refused
             exc = explain(exc, "pull-requests", "post the review or its comments")

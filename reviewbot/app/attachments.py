@@ -76,17 +76,17 @@ class Hosts:
                 raise GitHubError("image host resolves to a private, loopback or link-local address", status=400)
 
 
-async def download_attachment(http: Requester, url: str, max_bytes: int, *,
+async def download_attachment(http: Requester, url: str, max_bytes: int, *, anonymous: bool = False,
                               resolve: Resolve = addresses) -> tuple[str, bytes]:
     """(content type, bytes) of an attachment; over `max_bytes` stops reading and raises GitHubError (413).
 
     The token goes only to the configured GitHub host; redirects (GitHub answers with signed storage URLs) are
-    followed one by one, each to a GitHub image host with a public address, and lose the token."""
+    followed one by one, each to a GitHub image host with a public address, and lose the token. `anonymous` sends
+    no token at all: only what anyone may read is answered."""
     hosts = Hosts.for_api(http.api_url)
     if reason := hosts.refusal(url, redirect=False):
         raise GitHubError(f"not fetched: {reason}", status=400)
-    auth = await http.credentials.auth()
-    token = getattr(auth, "token", None)
+    token = None if anonymous else getattr(await http.credentials.auth(), "token", None)
     return await asyncio.to_thread(_get, url, hosts, token, max_bytes, float(http.timeout), resolve)
 
 

@@ -15,9 +15,11 @@ from reviewbot.review.cronspec import check_schedule
 from reviewbot.review.findings.refine import Precision
 from reviewbot.review.findings.security import checklist
 from reviewbot.review.linked.readable import ORG_ONLY_KEY, LinkedIssuesConfig
+from reviewbot.review.orgtext import PUBLIC_REPOS_KEY, PublicReposConfig
 
 CONFIG_PATH = ".github/reviewbot.yml"
 Severity = Literal["critical", "major", "minor", "nit"]
+ORG_ONLY_KEYS = (ORG_ONLY_KEY, PUBLIC_REPOS_KEY)
 
 
 class _Strict(BaseModel):
@@ -100,6 +102,9 @@ class RepoConfig(_Strict):
     linked_issues: LinkedIssuesConfig = Field(default_factory=LinkedIssuesConfig, description="Which other "
                                               "repositories' linked issues reviews may read (organisation-wide "
                                               "defaults only).")
+    public_repos: PublicReposConfig = Field(default_factory=PublicReposConfig, description="Whether the "
+                                            "organisation's free text applies to public repositories "
+                                            "(organisation-wide defaults only).")
 
     @field_validator("instructions_files", mode="before")
     @classmethod
@@ -124,12 +129,14 @@ class RepoConfig(_Strict):
 class LoadedConfig:
     config: RepoConfig
     errors: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()  # for the review's coverage notes: what of the configuration was left out, and why
 
 
 def parse_config(text: str | None, defaults: dict[str, Any] | None = None, source: str = CONFIG_PATH, *,
                  org_file: bool = False) -> LoadedConfig:
     """Parse the file over `defaults` (org-wide); on any error keep the defaults and say what was wrong.
-    `linked_issues` comes from the defaults only unless `org_file` (the file is the organisation's defaults)."""
+    `linked_issues` and `public_repos` come from the defaults only unless `org_file` (the file is the
+    organisation's defaults)."""
     base = dict(defaults or {})
     fallback = _validated(base) or RepoConfig()
     if text is None or not text.strip():
@@ -143,13 +150,14 @@ def parse_config(text: str | None, defaults: dict[str, Any] | None = None, sourc
     if not isinstance(data, dict):
         return LoadedConfig(fallback, [f"{source} must be a mapping of keys to values"])
     ignored = []
-    if ORG_ONLY_KEY in data and not org_file:
-        # Whoever writes a repository's file must not widen what its reviews quote from other private repositories.
-        # The `.github` repository's own file is the defaults: the same value there is no problem to report.
-        if data[ORG_ONLY_KEY] != base.get(ORG_ONLY_KEY):
-            ignored = [f"{source}: `{ORG_ONLY_KEY}` is read only from the organisation's `.github` repository "
-                       "(its default branch); ignored"]
-        data = {k: v for k, v in data.items() if k != ORG_ONLY_KEY}
+    for key in () if org_file else ORG_ONLY_KEYS:
+        # Whoever writes a repository's file must not widen what its reviews quote from private repositories (other
+        # repositories' issues, the organisation's text). The `.github` repository's own file is the defaults: the
+        # same value there is no problem to report.
+        if key in data and data[key] != base.get(key):
+            ignored.append(f"{source}: `{key}` is read only from the organisation's `.github` repository "
+                           "(its default branch); ignored")
+        data = {k: v for k, v in data.items() if k != key}
     try:
         return LoadedConfig(RepoConfig.model_validate(_merge(base, data)), ignored)
     except ValidationError as exc:

@@ -76,7 +76,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", f"{_REPO}/tarball/{{ref:path}}", "token", github_repos.get_tarball),
     ("GET", "/_codeload/{owner}/{repo}/legacy.tar.gz/{sha}", "none", github_repos.get_codeload),
     ("GET", f"{_REPO}/collaborators/{{user}}/permission", "token", github_repos.get_permission),
-    ("GET", "/user-attachments/assets/{asset_id}", "token", github_reviews.get_attachment),
+    ("GET", "/user-attachments/assets/{asset_id}", "none", github_reviews.get_attachment),  # checks a token itself
     ("GET", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.list_reviews),
     ("POST", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.create_review),
     ("GET", f"{_REPO}/pulls/{{number}}/comments", "token", github_reviews.list_review_comments),
@@ -248,11 +248,14 @@ class FakeGitHub(GitHubState):
         with self.lock:
             return github_reviews.add_reply(self, repo, number, parent_id, body, author)
 
-    def add_attachment(self, data: bytes, content_type: str = "image/png") -> str:
-        """An uploaded attachment; returns its URL as the web UI would write it into a description."""
+    def add_attachment(self, data: bytes, content_type: str = "image/png", *, public: bool = False) -> str:
+        """An uploaded attachment; returns its URL as the web UI would write it into a description. Only a token
+        reads it, unless `public` (uploaded in a public repository: anyone reads it, signed in or not)."""
         with self.lock:
             asset = f"{len(self.attachments) + 1:08d}-fake-{secrets.token_hex(4)}"
             self.attachments[asset] = (content_type, data)
+            if public:
+                self.public_attachments.add(asset)
             return f"{self.base_url}/user-attachments/assets/{asset}"
 
     def add_redirecting_attachment(self, location: str) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from tests.fakes.diffs import FileDiff, Side
+from tests.fakes.github_auth import token_identity
 from tests.fakes.github_core import MAX_BODY, WEB_URL, ApiError, Call, Reply, not_found, now_iso, paginate
 from tests.fakes.github_state import GitHubState, PullRequest, Revision
 
@@ -223,7 +224,9 @@ def add_reply(state: GitHubState, repo: str, number: int, parent_id: int, body: 
 def get_attachment(state: GitHubState, call: Call) -> Reply:
     """`https://github.com/user-attachments/assets/<id>`: an attachment, for a token that may read the repository.
     (GitHub redirects to signed storage; serving the bytes here keeps the fake to one host, unless a test sets
-    where an asset redirects to.)"""
+    where an asset redirects to.) A public asset is served to anyone; any other needs a valid token."""
+    if call.params["asset_id"] not in state.public_attachments:
+        token_identity(state, call.headers, None)  # 401 without a token or with a bad one, as before
     if (location := state.attachment_redirects.get(call.params["asset_id"])) is not None:
         return Reply(status=302, text=b"", media_type="text/html", headers={"location": location})
     found = state.attachments.get(call.params["asset_id"])

@@ -202,6 +202,7 @@ class GitHubState:
             self.closing: dict[tuple[str, int], list[tuple[str, int]]] = {}
             self.commit_messages: dict[tuple[str, str], str] = {}
             self.attachment_redirects: dict[str, str] = {}  # asset id -> where GitHub sends it (signed storage)
+            self.public_attachments: set[str] = set()  # asset ids anyone may read (uploaded in a public repository)
             # Code scanning (tests/fakes/github_code_scanning.py): SARIF uploads by id, alerts per repository,
             # repositories without Code Security (403), polls an upload stays pending; issues opened through the API.
             self.sarif_uploads: dict[str, dict[str, Any]] = {}

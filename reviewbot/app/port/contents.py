@@ -65,9 +65,10 @@ class ContentsAPI(PortBase):
         raise AssertionError("unreachable")
     # ----- end of repository archive -------------------------------------------------------------------------------
 
-    async def download_image(self, url: str, max_bytes: int) -> tuple[str, bytes]:
-        """An image attached to a PR description: (content type, bytes), with the installation token."""
-        return await download_attachment(self._http, url, max_bytes)
+    async def download_image(self, url: str, max_bytes: int, *, anonymous: bool = False) -> tuple[str, bytes]:
+        """An image attached to a PR description: (content type, bytes), with the installation token unless
+        `anonymous` (then as any reader without an account would get it)."""
+        return await download_attachment(self._http, url, max_bytes, anonymous=anonymous)
 
 
 def _stream_to_file(url: str, dest: Path, max_bytes: int, timeout: float = 120.0) -> int:

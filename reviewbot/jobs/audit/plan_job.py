@@ -111,7 +111,7 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     sha = await head_of(port, repo, branch)
     repository = await port.repository(repo)  # its visibility decides where findings may be described
     default = repository.default_branch
-    config = (await load_config(port, repo, default)).config  # never the audited branch's
+    config = (await load_config(port, repo, default, visibility=None)).config  # never the audited branch's
     base = default if pull_number(branch) else branch  # a pull request starts from the default branch's last audit
     root = await audit_tree(deps, port, repo, sha)
     scope = paths or config.audit.paths

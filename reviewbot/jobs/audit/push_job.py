@@ -55,7 +55,7 @@ async def audit_after_push(ctx: dict[str, Any], installation_id: int, repo: str,
 async def _start(port: GitHubPort, redis: Any, installation_id: int, repo: str, branch: str) -> dict[str, Any]:
     if await port.default_branch(repo) != branch:  # renamed or switched since the push
         return {"outcome": "not the default branch"}
-    if not (await load_config(port, repo, branch)).config.audit.on_push:
+    if not (await load_config(port, repo, branch, visibility=None)).config.audit.on_push:
         return {"outcome": "off"}
     sha = await port.branch_head(repo, branch)
     # The audit's id derives from the head: this job run twice for one head (a redelivery) is one audit.

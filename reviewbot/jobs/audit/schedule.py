@@ -36,7 +36,7 @@ async def audit_schedules(ctx: dict[str, Any], now: float | None = None) -> dict
         try:
             for repo, branch in await port.installation_repos():
                 try:
-                    config = (await load_config(port, repo, branch)).config
+                    config = (await load_config(port, repo, branch, visibility=None)).config
                 except (GitHubError, RetryableError) as exc:
                     log.warning("audit schedule not read", extra={"repo": repo, "error": str(exc)})
                     continue

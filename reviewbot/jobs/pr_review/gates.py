@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 
 from reviewbot.app.port import GitHubPort, PullInfo
+from reviewbot.app.port.pulls import Visibility
 from reviewbot.errors import PermanentError
 from reviewbot.review.config import CONFIG_PATH, LoadedConfig, RepoConfig, parse_config, raw_mapping
+from reviewbot.review.orgtext import ORG_TEXT_DROPPED, without_org_text
 
 AUTOMATIC = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
 
@@ -35,15 +37,27 @@ def config_digest(config: RepoConfig, model: str) -> str:
     return hashlib.sha256(f"{model}\n{config.model_dump_json()}".encode()).hexdigest()[:16]
 
 
-async def load_config(port: GitHubPort, repo: str, base_ref: str) -> LoadedConfig:
+async def load_config(port: GitHubPort, repo: str, base_ref: str, *, visibility: Visibility | None) -> LoadedConfig:
     """The base branch's config over the owner's org-wide defaults (the `.github` repository's file):
-    a pull request can never change how it is reviewed."""
+    a pull request can never change how it is reviewed. `visibility` is the pull request's repository's (None: not
+    for a pull request, as for audits): a public one (unknown counts as public) gets the defaults' free text only if
+    the `.github` repository is public too or the organisation opted in, since a review may echo what it reads."""
     owner = repo.split("/", 1)[0]
     try:
         org_text = await port.get_file(f"{owner}/.github", CONFIG_PATH, "")
     except PermanentError:  # not installed there, or no such repository: no org defaults
         org_text = None
-    return parse_config(await port.get_file(repo, CONFIG_PATH, base_ref), defaults=raw_mapping(org_text))
+    defaults = raw_mapping(org_text)
+    text = await port.get_file(repo, CONFIG_PATH, base_ref)
+    loaded = parse_config(text, defaults=defaults)
+    # `public_repos` comes from the defaults alone (a repository's own file may not set it).
+    if visibility is None or visibility in ("private", "internal") or loaded.config.public_repos.use_org_text:
+        return loaded
+    kept = parse_config(text, defaults=without_org_text(defaults))
+    # Asked only when the text would be used (the repository's own file may replace every bit of it).
+    if kept.config == loaded.config or await port.repo_visibility(f"{owner}/.github") == "public":
+        return loaded
+    return LoadedConfig(kept.config, kept.errors, (*kept.notes, ORG_TEXT_DROPPED))
 
 
 async def only_merged_base(port: GitHubPort, repo: str, head_sha: str, before: str, base_sha: str) -> bool:

@@ -83,7 +83,7 @@ async def review_head(ports: ReviewPorts, check: CheckRun, request: ReviewReques
     config = with_security(loaded.config) if security else loaded.config
     images, image_notes = await screenshots(port, settings, repo, pull)
     built = await pr_prompt(settings, port, ports.store, ports.installation_id, repo, pull, config,
-                            tuple(image_notes))
+                            (*image_notes, *loaded.notes))
     result = await ports.answer(built.review_input, ports.reviewer(built.tools, images))
     note_review(result.report)  # observe: files and findings for the usage ledger
     await built.stores.save_layout(built.layout_key, result.plan.layout)

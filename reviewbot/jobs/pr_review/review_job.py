@@ -120,7 +120,7 @@ async def _run(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, reques
     pull = await port.get_pull(repo, number)
     if stale := await _not_the_head(check, request, pull, job, job_try):
         return stale
-    loaded = await load_config(port, repo, pull.base_ref)
+    loaded = await load_config(port, repo, pull.base_ref, visibility=pull.visibility)
     skip = automatic_skip(loaded.config, pull, request.trigger, request.draft)
     if skip:
         log.info("review not wanted", extra={**job, "reason": skip})

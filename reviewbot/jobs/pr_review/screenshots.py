@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.errors import GitHubError, GitHubRetryable
+from reviewbot.review.linked.readable import UNREADABLE
 from reviewbot.review.prompt.images import ImageRef, describe, find_images, image_parts
 from reviewbot.review.prompt.pixels import Checked, check_image
 from reviewbot.settings.catalogue import supports_vision
@@ -30,6 +31,9 @@ async def screenshots(port: GitHubPort, settings: Settings, repo: str, pull: Pul
     if not supports_vision(settings.model, settings.vision):
         return [], [f"{len(refs)} image(s) in the description not sent: {settings.model} is not known to read "
                     "images (REVIEWBOT_VISION=on sends them)"]
+    # What the review sees it may describe in public: for a pull request that may be public (unknown counts as
+    # public), an image is fetched as a stranger would, so one uploaded in a private repository is never seen.
+    anonymous = pull.visibility not in ("private", "internal")
     notes: list[str] = []
     sent: list[tuple[ImageRef, str]] = []
     spent = tried = 0
@@ -44,8 +48,13 @@ async def screenshots(port: GitHubPort, settings: Settings, repo: str, pull: Pul
         tried += 1
         left = settings.max_image_bytes - spent
         try:
-            kind, data = await port.download_image(ref.url, max(0, left))
-        except (GitHubError, GitHubRetryable) as exc:  # a missing image never fails the review
+            kind, data = await port.download_image(ref.url, max(0, left), anonymous=anonymous)
+        except GitHubError as exc:  # a missing image never fails the review
+            # Refused anonymously: one wording whatever GitHub said, as for linked issues (a 404 or a 401 must not
+            # tell a stranger that a private repository holds the image).
+            notes.append(f"image {name} skipped: {UNREADABLE if anonymous else exc}")
+            continue
+        except GitHubRetryable as exc:
             notes.append(f"image {name} skipped: {exc}")
             continue
         spent += len(data)

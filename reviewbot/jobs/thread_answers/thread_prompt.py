@@ -29,7 +29,7 @@ async def ask_model(deps: Deps, port: GitHubPort, redis: Any, installation_id: i
     """Rebuild the prompt the review sent (its remembered layout keeps the context blocks and their order), add
     the thread as the last turn, and ask on the review's session: the shared prefix comes from the cache."""
     pull = await port.get_pull(repo, number)
-    loaded = await load_config(port, repo, pull.base_ref)
+    loaded = await load_config(port, repo, pull.base_ref, visibility=pull.visibility)
     built = await pr_prompt(deps.settings, port, redis, installation_id, repo, pull, loaded.config)
     review_input, tools, affinity = built.review_input, built.tools, built.review_input.affinity
     # Context selection is a second of CPU: not on the event loop.
