@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import sys
@@ -21,6 +20,8 @@ def add(sub: Subparsers) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    import asyncio
+
     from reviewbot.action.environment import from_environ
     from reviewbot.action.step import FAILED, run_action
 

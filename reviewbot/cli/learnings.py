@@ -1,17 +1,19 @@
-"""`reviewbot learnings list|forget`: the findings each repository dismissed in review threads."""
+"""`reviewbot learnings list|forget`: the findings each repository dismissed in review threads (the store and Redis
+are imported when the command runs, so that every other command starts without them)."""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import time
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from reviewbot.cli.common import Subparsers, load_settings, redis_url
 from reviewbot.errors import RetryableError
-from reviewbot.state.learnings_store import DEFAULT_TTL_DAYS, Learnings, Stored
+
+if TYPE_CHECKING:
+    from reviewbot.state.learnings_store import Stored
 
 
 def add(sub: Subparsers) -> None:
@@ -39,12 +41,16 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def learnings_command(url: str, action: str, repo: str | None, key: str = "", fmt: str = "table",
-                      out: IO[str] | None = None, ttl_days: int = DEFAULT_TTL_DAYS) -> int:
+                      out: IO[str] | None = None, ttl_days: int | None = None) -> int:
+    import asyncio
+
     from redis.exceptions import RedisError
+
+    from reviewbot.state.learnings_store import DEFAULT_TTL_DAYS
 
     out = sys.stdout if out is None else out
     try:
-        return asyncio.run(_act(url, action, repo, key, fmt, out, ttl_days))
+        return asyncio.run(_act(url, action, repo, key, fmt, out, DEFAULT_TTL_DAYS if ttl_days is None else ttl_days))
     except (RedisError, OSError) as exc:
         raise RetryableError(f"cannot read the learnings from Redis ({type(exc).__name__}); check REDIS_URL") \
             from None
@@ -52,6 +58,8 @@ def learnings_command(url: str, action: str, repo: str | None, key: str = "", fm
 
 async def _act(url: str, action: str, repo: str | None, key: str, fmt: str, out: IO[str], ttl_days: int) -> int:
     from redis.asyncio import Redis
+
+    from reviewbot.state.learnings_store import Learnings
 
     redis = Redis.from_url(url, socket_connect_timeout=5)
     try:

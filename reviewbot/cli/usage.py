@@ -1,12 +1,11 @@
 """`reviewbot usage`: what reviews and audits cost, per repository and in total, from the usage ledger.
 
-Redis and rich are imported when the command runs, so that every other command starts without them.
+Redis, the ledger and rich are imported when the command runs, so that every other command starts without them.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from typing import IO, TYPE_CHECKING
@@ -14,13 +13,13 @@ from typing import IO, TYPE_CHECKING
 from reviewbot.cli.common import Subparsers, load_settings, redis_url
 from reviewbot.cli.durations import parse_since
 from reviewbot.errors import ConfigError, RetryableError
-from reviewbot.observe.totals import Summary, records_csv, records_json, summarize
-from reviewbot.settings import Settings
 
 if TYPE_CHECKING:
     from rich.table import Table
 
     from reviewbot.observe.ledger import Entry
+    from reviewbot.observe.totals import Summary
+    from reviewbot.settings import Settings
 
 
 def add(sub: Subparsers) -> None:
@@ -44,7 +43,11 @@ def _run(args: argparse.Namespace) -> int:
 
 def usage_command(settings: Settings, redis_url: str, since: str | None, repo: str | None, fmt: str,
                   records: bool, out: IO[str] | None = None) -> int:
+    import asyncio
+
     from redis.exceptions import RedisError
+
+    from reviewbot.observe.totals import records_csv, records_json, summarize
 
     out = sys.stdout if out is None else out
     try:
