@@ -1,5 +1,5 @@
-"""Candidates of all chunks merged by code fingerprint before verification, pure: one verification and one report
-entry per distinct finding, however many chunks saw the code."""
+"""Candidates of all chunks merged by place before verification, pure: one verification and one report entry per
+distinct finding, however many chunks saw the code."""
 
 from __future__ import annotations
 

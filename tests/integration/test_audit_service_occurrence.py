@@ -1,5 +1,4 @@
-"""A copy-pasted injection in two functions of one file through the service audit: two results in the uploaded
-SARIF (`hash:1`, `hash:2`), two alerts; fixing one copy closes only one alert."""
+"""A copy-pasted injection through the service audit: two uploaded results (`hash:1`, `hash:2`), two alerts."""
 
 from __future__ import annotations
 

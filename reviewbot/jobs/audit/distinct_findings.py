@@ -1,4 +1,4 @@
-"""Candidates of all chunks → one per code fingerprint (`audit.dedup`, owned by the chunk that audits the file) →
+"""Candidates of all chunks → one per place (`audit.dedup`, owned by the chunk that audits the file) →
 verified once each, in batches, on the owner chunk's own request (its prefix and files are in the provider's cache).
 A verification that cannot run keeps its candidates, labelled unverified, as in reviews."""
 
