@@ -7,6 +7,8 @@ from typing import Any
 from reviewbot.audit.dedup import NEAR, dedupe
 from reviewbot.audit.findings import from_finding
 from reviewbot.audit.sarif import build_sarif
+from reviewbot.audit.service_record import AuditRecord, ChunkResult
+from reviewbot.jobs.audit.distinct_findings import distinct
 from reviewbot.review.findings.schema import Finding
 
 QUERY = "    return conn.execute(\"SELECT * FROM users WHERE name = '%s'\" % name)"
@@ -57,3 +59,13 @@ def test_the_copy_the_model_did_not_report_still_counts_and_each_fix_leaves_the_
     fixed_first = [*DB[:4], "    return conn.execute(\"SELECT * FROM users WHERE name = ?\", (name,))", *DB[5:]]
     [left] = hashes(fixed_first, 10)
     assert left.split(":")[0] == alone.split(":")[0]  # the second copy is still reported, as CodeQL numbers it
+
+
+def test_a_carried_finding_hides_only_the_candidate_at_its_place_not_the_other_copy() -> None:
+    carried = finding(5).model_dump(mode="json")
+    record = AuditRecord(id="a", installation_id=1, repo="acme/w", branch="main", sha="0" * 40, paths=[],
+                         status="running", created=0.0, model="m", config={}, chunks=[], estimate_usd=0.0, blobs={},
+                         carried=[carried])
+    done = {0: ChunkResult(findings=[finding(5).model_dump(mode="json"), finding(10).model_dump(mode="json")])}
+    found = distinct(record, done, {"app/db.py": "\n".join(DB)}.get)
+    assert [d.finding.line for d in found] == [10]
