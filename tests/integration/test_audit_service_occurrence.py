@@ -64,3 +64,25 @@ async def test_two_copies_of_one_injection_are_two_alerts_and_fixing_one_closes_
     [kept] = fake_github.alerts(REPO, "open")
     assert (kept["number"], kept["start_line"]) == (opened[0]["number"], 5)
     assert [a["number"] for a in fake_github.alerts(REPO, "fixed")] == [opened[1]["number"]]
+
+
+async def test_fixing_the_first_copy_leaves_one_open_alert_on_the_second(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.sarif_pending_polls = 0
+    settings = asked(web, env, fake_github, fake_model, reports(5, 10), TREE | {"app/db.py": db()})
+    await run_worker_until_idle(settings, redis_url)
+    digest = uploaded(fake_github, 0)[0]["partialFingerprints"]["primaryLocationLineHash"].split(":")[0]
+    opened = sorted(fake_github.alerts(REPO, "open"), key=lambda a: a["start_line"])
+
+    fake_github.set_branch(REPO, "main", TREE | {"app/db.py": db(first=SAFE)})
+    fake_model.default = reports(10)
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)
+    [left] = uploaded(fake_github, 1)
+    # As CodeQL counts: the second copy is now the file's only one, `:1`; GitHub keeps that alert open, moved to
+    # the second copy's line, and closes `:2`. One alert is open, on the copy that is still vulnerable.
+    assert left["partialFingerprints"]["primaryLocationLineHash"] == f"{digest}:1"
+    [kept] = fake_github.alerts(REPO, "open")
+    assert (kept["number"], kept["start_line"]) == (opened[0]["number"], 10)
+    assert [a["number"] for a in fake_github.alerts(REPO, "fixed")] == [opened[1]["number"]]
