@@ -3,6 +3,8 @@ validator test and the code-scanning tests against the fake GitHub."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from reviewbot.audit.findings import AuditFinding, Evidence
 from reviewbot.audit.sarif import Limits, Sarif, audit_category, build_sarif
 
@@ -45,6 +47,12 @@ def anchored_at_the_source() -> AuditFinding:
                                   Evidence("app/storage.py", 9, "opened for writing", "sink")))
 
 
+def identical_copies() -> list[AuditFinding]:
+    """One copy-pasted query in two functions of one file: one fingerprint, two results (`:1`, `:2`)."""
+    return [dataclasses.replace(sql_injection(), path="app/db.py", start_line=line, end_line=line, evidence=(),
+                                occurrence=occurrence) for line, occurrence in ((5, 1), (10, 2))]
+
+
 def many(count: int, *, evidence: int = 0) -> list[AuditFinding]:
     return [AuditFinding(path=f"pkg/m{i % 97}.py", start_line=i + 1, end_line=i + 1, title=f"Finding {i}",
                          cwe="CWE-78", severity=("critical", "major", "minor", "nit")[i % 4], body="x" * 50,
@@ -62,6 +70,8 @@ def shapes() -> dict[str, Sarif]:
                                 branch="main", tool_version="1.0.0"),
         "evidence": build_sarif([anchored_at_the_source(), sql_injection()], category=CATEGORY, commit_sha=COMMIT,
                                 tool_version="1.0.0"),
+        "identical_copies": build_sarif(identical_copies(), category=CATEGORY, commit_sha=COMMIT,
+                                        tool_version="1.0.0"),
         "cut_results": build_sarif(many(40), category=CATEGORY, tool_version="1.0.0", limits=Limits(results=25)),
         "cut_locations": build_sarif(many(3, evidence=30), category=CATEGORY, tool_version="1.0.0",
                                      limits=Limits(locations_per_result=10, thread_flow_locations=8)),

@@ -1,5 +1,5 @@
-"""Candidates of all chunks merged by code fingerprint before verification, pure: one verification and one report
-entry per distinct finding, however many chunks saw the code."""
+"""Candidates of all chunks merged by place before verification, pure: one verification and one report entry per
+distinct finding, however many chunks saw the code."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ from dataclasses import dataclass
 from reviewbot.review.findings.fingerprints import code_key
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
 
-NEAR = 2  # lines: two reports of one weakness in one file this close are one finding
+# Lines: two reports of one weakness (same CWE) in one file are one finding when their ranges overlap or the next
+# starts at most NEAR lines after the previous ends (at most one line between them): models anchor one bug a line
+# or two apart. Farther apart they are two findings even with identical code (a copy-pasted query in two
+# functions is two bugs, told apart in SARIF by occurrence).
+NEAR = 2
 
 
 @dataclass(frozen=True)
@@ -42,9 +46,9 @@ def fingerprint_of(finding: Finding, read: Callable[[str], str | None]) -> str:
 
 def dedupe(candidates: Sequence[tuple[int, Finding]], read: Callable[[str], str | None],
            home: Mapping[str, int] | None = None) -> list[Distinct]:
-    """Merge candidates (chunk index, finding) that point at the same code for the same weakness: equal code
-    fingerprints, or overlapping line ranges of one file with the same CWE (models anchor one bug a line or
-    two apart). The result is ordered by file, line and CWE."""
+    """Merge candidates (chunk index, finding) that point at the same place for the same weakness: overlapping or
+    neighbouring (NEAR) line ranges of one file with the same CWE. Equal code fingerprints alone do not merge:
+    identical lines far apart stay two findings. The result is ordered by file, line and CWE."""
     ordered = sorted(candidates, key=lambda c: (c[1].path, kind(c[1]), c[1].start_line or c[1].line, c[1].line,
                                                 c[0]))
     prints = [fingerprint_of(f, read) for _, f in ordered]
@@ -56,11 +60,8 @@ def dedupe(candidates: Sequence[tuple[int, Finding]], read: Callable[[str], str 
             i = parent[i]
         return i
 
-    first_of: dict[str, int] = {}
     reach = -1  # the end line of the run of overlapping ranges that ordered[i - 1] belongs to
     for i, (_, finding) in enumerate(ordered):
-        at = first_of.setdefault(prints[i], i)
-        parent[root(i)] = root(at)
         if i and _same_place(ordered[i - 1][1], finding) and (finding.start_line or finding.line) <= reach + NEAR:
             parent[root(i)] = root(i - 1)
             reach = max(reach, finding.line)
@@ -77,6 +78,12 @@ def dedupe(candidates: Sequence[tuple[int, Finding]], read: Callable[[str], str 
         own = (home or {}).get(finding.path)
         out.append(Distinct(finding, prints[best], chunks, chunks[0] if own is None else own))
     return sorted(out, key=lambda d: (d.finding.path, d.finding.line, kind(d.finding), d.fingerprint))
+
+
+def same_finding(a: Finding, b: Finding) -> bool:
+    """Whether `dedupe` would merge the two on their own: one file, one weakness, ranges overlapping or NEAR."""
+    first, second = sorted((a, b), key=lambda f: (f.start_line or f.line, f.line))
+    return _same_place(a, b) and (second.start_line or second.line) <= first.line + NEAR
 
 
 def _same_place(a: Finding, b: Finding) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from reviewbot.review.findings.cwe import normalize_cwe
-from reviewbot.review.findings.fingerprints import code_key, normalize_title
+from reviewbot.review.findings.fingerprints import code_key, normalize_code, normalize_title
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
 
 Severity = Literal["critical", "major", "minor", "nit"]
@@ -29,7 +29,7 @@ class Evidence:
 class AuditFinding:
     """One distinct, deduplicated finding of an audit. `evidence` runs from source to sink (the finding's own
     location is the primary one, the sink unless the evidence names another); `fingerprint` is its identity across
-    audits (code key of the anchored lines)."""
+    audits (code key of the anchored lines); `occurrence` tells identical code in one file apart (`occurrence_of`)."""
 
     path: str
     start_line: int
@@ -42,6 +42,7 @@ class AuditFinding:
     evidence: tuple[Evidence, ...] = field(default_factory=tuple)
     fix: str | None = None
     verified: bool = True
+    occurrence: int = 1
 
     def __post_init__(self) -> None:
         if self.start_line < 1 or self.end_line < self.start_line:
@@ -49,9 +50,9 @@ class AuditFinding:
         object.__setattr__(self, "cwe", normalize_cwe(self.cwe))
 
     @property
-    def rank(self) -> tuple[int, str, int, str]:
+    def rank(self) -> tuple[int, str, int, str, int]:
         """Most severe first, then by place: the deterministic order of every list and every cut."""
-        return SEVERITY_RANK[self.severity], self.path, self.start_line, self.fingerprint
+        return SEVERITY_RANK[self.severity], self.path, self.start_line, self.fingerprint, self.occurrence
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-able (the audit's state in Redis, the JSON report); `from_dict` reads it back."""
@@ -65,7 +66,7 @@ class AuditFinding:
         return cls(path=str(data["path"]), start_line=int(data["start_line"]), end_line=int(data["end_line"]),
                    title=str(data["title"]), cwe=data.get("cwe"), severity=data["severity"], body=str(data["body"]),
                    fingerprint=str(data["fingerprint"]), evidence=evidence, fix=data.get("fix"),
-                   verified=bool(data.get("verified", True)))
+                   verified=bool(data.get("verified", True)), occurrence=int(data.get("occurrence") or 1))
 
 
 def audit_fingerprint(path: str, cwe: str | None, code: Sequence[str], title: str = "") -> str:
@@ -74,6 +75,19 @@ def audit_fingerprint(path: str, cwe: str | None, code: Sequence[str], title: st
     if any(line.strip() for line in code):
         return code_key(path, cwe or "security", list(code))
     return code_key(path, cwe or "security", [normalize_title(title)])
+
+
+def occurrence_of(lines: Sequence[str], start: int, end: int) -> int:
+    """1 + how many earlier places in the file hold the same code as lines start..end (whitespace-insensitive, as
+    the fingerprint): CodeQL's `hash:N`. Counted over the file's text, not over findings, so it does not depend on
+    which copies the model reported, and code added elsewhere leaves it alone."""
+    size = end - start + 1
+    code = normalize_code(lines[start - 1:end])
+    if not code:
+        return 1
+    head = " ".join(lines[start - 1].split())  # a cheap first test: only places starting with the same line
+    return 1 + sum(1 for at in range(start - 1)
+                   if " ".join(lines[at].split()) == head and normalize_code(lines[at:at + size]) == code)
 
 
 def evidence_of(finding: Finding, *more: Iterable[Evidence]) -> tuple[Evidence, ...]:
@@ -96,4 +110,5 @@ def from_finding(finding: Finding, *, lines: Sequence[str] | None = None,
                         cwe=finding.cwe, severity=finding.severity, body=finding.body,
                         fingerprint=audit_fingerprint(finding.path, finding.cwe, code, finding.title),
                         evidence=evidence_of(finding) if evidence is None else tuple(evidence),
-                        fix=finding.suggestion, verified=not finding.unverified)
+                        fix=finding.suggestion, verified=not finding.unverified,
+                        occurrence=occurrence_of(lines, start, finding.line) if lines is not None else 1)

@@ -63,14 +63,15 @@ def build_sarif(findings: Sequence[AuditFinding], *, category: str, commit_sha: 
     """The complete picture of one audit (carried-forward findings included: GitHub closes what is missing)."""
     cut: list[str] = []
     kept: list[AuditFinding] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, int]] = set()
     for f in sorted(findings, key=lambda f: f.rank):
         if not safe_path(f.path):
             cut.append(f"a finding with an unusable path ({f.path[:80]!r}) was left out")
-        elif f.fingerprint in seen:
-            cut.append(f"a second finding with fingerprint {f.fingerprint} at {f.path}:{f.start_line} was merged")
+        elif (f.fingerprint, f.occurrence) in seen:  # the same code at the same occurrence: one alert
+            cut.append(f"a second finding with fingerprint {f.fingerprint}:{f.occurrence} at {f.path}:{f.start_line} "
+                       "was merged")
         else:
-            seen.add(f.fingerprint)
+            seen.add((f.fingerprint, f.occurrence))
             kept.append(f)
     if len(kept) > limits.results:
         cut.append(f"{len(kept) - limits.results} least severe finding(s) over GitHub's {limits.results:,} "

@@ -32,7 +32,7 @@ def result(f: AuditFinding, max_locations: int, max_flow: int, cut: list[str]) -
         "level": LEVEL[f.severity],
         "message": {"text": _message(f, related)},
         "locations": [_location(f.path, f.start_line, f.end_line)],
-        "partialFingerprints": {"primaryLocationLineHash": f"{f.fingerprint}:1", FINGERPRINT_KEY: f.fingerprint},
+        "partialFingerprints": fingerprints(f),
         "properties": {"severity": f.severity, "verified": f.verified,
                        **({} if f.verified else {"tags": ["unverified"]})},
     }
@@ -47,6 +47,14 @@ def result(f: AuditFinding, max_locations: int, max_flow: int, cut: list[str]) -
             steps.append(_location(f.path, f.start_line, f.end_line, "sink"))
         result["codeFlows"] = [{"threadFlows": [{"locations": [{"location": s} for s in steps]}]}]
     return result
+
+
+def fingerprints(f: AuditFinding) -> dict[str, str]:
+    """`hash:occurrence` as CodeQL writes it: identical code twice in a file is two alerts. Our own key gets the
+    occurrence too from the second copy on, so no two results of a run share a fingerprint; the first copy's keys
+    are those of earlier versions, so existing alerts keep their identity."""
+    key = f.fingerprint if f.occurrence == 1 else f"{f.fingerprint}:{f.occurrence}"
+    return {"primaryLocationLineHash": f"{f.fingerprint}:{f.occurrence}", FINGERPRINT_KEY: key}
 
 
 def _message(f: AuditFinding, evidence: Sequence[Evidence]) -> str:

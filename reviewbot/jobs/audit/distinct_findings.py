@@ -1,4 +1,4 @@
-"""Candidates of all chunks → one per code fingerprint (`audit.dedup`, owned by the chunk that audits the file) →
+"""Candidates of all chunks → one per place (`audit.dedup`, owned by the chunk that audits the file) →
 verified once each, in batches, on the owner chunk's own request (its prefix and files are in the provider's cache).
 A verification that cannot run keeps its candidates, labelled unverified, as in reviews."""
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.audit.batches import Batch, batch_messages, verification_batches
-from reviewbot.audit.dedup import Distinct, dedupe, fingerprint_of
+from reviewbot.audit.dedup import Distinct, dedupe, same_finding
 from reviewbot.audit.service_record import AuditRecord, ChunkResult
 from reviewbot.errors import ModelPermanent
 from reviewbot.inference.allowance import Gate
@@ -40,8 +40,9 @@ def distinct(record: AuditRecord, done: dict[int, ChunkResult], read: Callable[[
     the branch's last audit already."""
     candidates = [(index, Finding.model_validate(raw)) for index in sorted(done) for raw in done[index].findings]
     home = {p: int(c.index) for c in record.chunks for p in c.paths}
-    known = {fingerprint_of(Finding.model_validate(f), read) for f in record.carried}
-    return [d for d in dedupe(candidates, read, home) if d.fingerprint not in known]
+    # By place, not by code fingerprint alone: a second copy of a carried finding's code is a finding of its own.
+    known = [Finding.model_validate(f) for f in record.carried]
+    return [d for d in dedupe(candidates, read, home) if not any(same_finding(d.finding, k) for k in known)]
 
 
 def batches(record: AuditRecord, found: list[Distinct]) -> tuple[list[Batch], list[Finding]]:
