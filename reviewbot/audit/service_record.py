@@ -105,6 +105,7 @@ class AuditRecord:
     comment_id: int | None = None  # the answer there, edited as the audit runs
     max_usd: float | None = None
     left_out: list[str] = field(default_factory=list)  # past `max_usd`
+    tree_notes: list[str] = field(default_factory=list)  # files whose names the extracted tree could not hold
     unchanged: int = 0
     related: int = 0
     carried: list[FindingJson] = field(default_factory=list)  # the unchanged files' findings, carried forward

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from reviewbot.repos.safetar import NAME_NOTES, utf8
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES
 from reviewbot.review.context.store import git_blob_id
 
@@ -24,6 +26,17 @@ class DirSnapshot:
         self._paths: list[str] | None = None
         self._blobs: dict[str, str] | None = None
         self._listing = root.parent / LISTING if root.name == "tree" else None
+
+    def notes(self) -> tuple[str, ...]:
+        """Coverage notes for the files whose names the extraction could not keep (from the entry's meta.json)."""
+        if self._listing is None:
+            return ()
+        try:
+            skipped = json.loads((self.root.parent / "meta.json").read_text(encoding="utf-8")).get("skipped") or {}
+        except (OSError, ValueError, AttributeError):  # no entry beside the tree (a plain folder), or not ours
+            return ()
+        return tuple(f"{count} file(s) left out of the repository's tree: {why}"
+                     for why, count in sorted(skipped.items()) if why in NAME_NOTES)
 
     def blob_ids(self) -> Mapping[str, str]:
         if self._blobs is None:
@@ -48,20 +61,21 @@ class DirSnapshot:
     def _read_listing(self) -> dict[str, str] | None:
         if self._listing is None:
             return None
-        try:
-            lines = self._listing.read_text().split("\n")
-        except OSError:
+        try:  # bytes, split on "\n" only: text mode would also split a name holding "\r"
+            lines = self._listing.read_bytes().decode("utf-8").split("\n")
+        except (OSError, UnicodeDecodeError):
             return None
-        if lines[0] != "v1":
-            return None
-        return dict(line.split("\t", 1)[::-1] for line in lines[1:] if line)
+        rows = [line.split("\t", 1)[::-1] for line in lines[1:] if line]
+        if lines[0] != "v1" or any(len(row) != 2 for row in rows):
+            return None  # not a listing this code wrote: the tree is hashed again
+        return dict((path, blob) for path, blob in rows)
 
     def _write_listing(self, blobs: Mapping[str, str]) -> None:
-        if self._listing is None or any("\n" in p or "\t" in p for p in blobs):
-            return
+        if self._listing is None or any("\n" in p or "\t" in p or "\r" in p for p in blobs):
+            return  # a name the format cannot hold: the tree is hashed on each use instead
         temp = self._listing.with_name(f".{LISTING}.{uuid.uuid4().hex}")
         try:  # written whole then renamed: concurrent readers see all of it or none
-            temp.write_text("v1\n" + "".join(f"{b}\t{p}\n" for p, b in blobs.items()))
+            temp.write_bytes(("v1\n" + "".join(f"{b}\t{p}\n" for p, b in blobs.items())).encode("utf-8"))
             os.replace(temp, self._listing)
         except OSError:
             temp.unlink(missing_ok=True)
@@ -75,7 +89,7 @@ class DirSnapshot:
                 dirs[:] = [d for d in dirs if d != ".git"]
                 rel = os.path.relpath(folder, self.root)
                 prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-                found += [prefix + name for name in files]
+                found += [prefix + name for name in files if utf8(prefix + name)]
             self._paths = sorted(found)
         return self._paths
 

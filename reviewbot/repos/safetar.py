@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import lzma
 import os
 import shutil
@@ -12,6 +13,13 @@ from pathlib import Path, PurePosixPath
 
 from reviewbot.errors import PermanentError
 from reviewbot.repos.bounded import ArchiveBomb, BoundedReader
+
+NOT_UTF8 = "file name not UTF-8"  # legal in git; would break every text the name reaches (listing, prompt, JSON)
+NAME_TOO_LONG = "file name too long for the file system"
+NAME_REFUSED = "file name refused by the file system"
+NAME_NOTES = (NOT_UTF8, NAME_TOO_LONG, NAME_REFUSED)  # told in the coverage report: the repository holds them
+# The file system refusing one name (too long for it, or bytes it does not store) costs that file, not the tree.
+_REFUSED_NAMES = {errno.ENAMETOOLONG, errno.EILSEQ}
 
 
 @dataclass(frozen=True)
@@ -77,17 +85,20 @@ def extract(archive: Path, dest: Path, limits: Limits = Limits(), *, strip_top: 
                 if not parts:
                     stats.skip("unsafe path")
                     continue
+                if not utf8(member.name):
+                    stats.skip(NOT_UTF8)
+                    continue
                 if member.size > limits.max_file_bytes:
                     stats.skip("file too large")
                     continue
                 if stats.bytes + member.size > limits.max_total_bytes:
                     stats.truncated = True
                     break
-                if _write(tar, member, root, parts):
+                if (refused := _write(tar, member, root, parts)) is None:
                     stats.files += 1
                     stats.bytes += member.size
                 else:
-                    stats.skip("path conflict")
+                    stats.skip(refused)
     except ArchiveBomb:
         shutil.rmtree(dest, ignore_errors=True)
         raise
@@ -97,21 +108,35 @@ def extract(archive: Path, dest: Path, limits: Limits = Limits(), *, strip_top: 
     return stats
 
 
-def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, parts: tuple[str, ...]) -> bool:
+def utf8(name: str) -> bool:
+    """Whether the name is text: tarfile keeps undecodable bytes as surrogate escapes, which UTF-8 refuses."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, root: Path, parts: tuple[str, ...]) -> str | None:
+    """None once written, else why the member was left out."""
     target = root.joinpath(*parts)
     if os.path.commonpath([root, target]) != str(root):
-        return False
+        return "path conflict"
     try:
         _make_dirs(root, target.parent)
         # O_EXCL | O_NOFOLLOW: never write through anything already there (duplicates, a file named like a dir).
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except (FileExistsError, NotADirectoryError, IsADirectoryError):
-        return False
+        return "path conflict"
+    except OSError as exc:
+        if exc.errno in _REFUSED_NAMES:
+            return NAME_TOO_LONG if exc.errno == errno.ENAMETOOLONG else NAME_REFUSED
+        raise  # a full or read-only disk: the extraction fails as a whole
     source = tar.extractfile(member)
     with os.fdopen(fd, "wb") as out:
         if source is not None:
             shutil.copyfileobj(source, out, 1 << 20)
-    return True
+    return None
 
 
 def _make_dirs(root: Path, directory: Path) -> None:

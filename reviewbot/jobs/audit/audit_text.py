@@ -124,11 +124,13 @@ def _related(record: AuditRecord) -> list[str]:
 
 
 def _left_out(record: AuditRecord) -> list[str]:
+    # Names the tree could not hold (not UTF-8, too long): the repository has files this audit never saw.
+    lines = [f"Not audited: {neutralize_inline(note)}." for note in record.tree_notes]
     left = record.left_out
-    if not left:
-        return []
-    shown = ", ".join(_code(p) for p in left[:MAX_LISTED]) + (" …" if len(left) > MAX_LISTED else "")
-    return ["", f"Left out by the cost cap (`max_usd` ${record.max_usd or 0:.2f}): {len(left)} file(s): {shown}"]
+    if left:
+        shown = ", ".join(_code(p) for p in left[:MAX_LISTED]) + (" …" if len(left) > MAX_LISTED else "")
+        lines.append(f"Left out by the cost cap (`max_usd` ${record.max_usd or 0:.2f}): {len(left)} file(s): {shown}")
+    return ["", *lines] if lines else []
 
 
 def busy_text(branch: str) -> str:

@@ -19,6 +19,7 @@ from reviewbot.audit.service_record import AuditRecord, AuditUsage, ChunkResult,
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import PermanentError, RetryableError, Waiting
 from reviewbot.inference.memo import RedisMemo
+from reviewbot.jobs.audit.audit_abort import answer_teller, released_on_failure
 from reviewbot.jobs.audit.audit_progress import edit_answer
 from reviewbot.jobs.audit.audit_record import publish, published_text, with_findings
 from reviewbot.jobs.audit.audit_target import keeps_baseline
@@ -39,6 +40,7 @@ from reviewbot.state.audit_keys import finish_job_id, hold_id, poll_job_id
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
+    from reviewbot.inference.budget import DailyBudget
     from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
@@ -54,54 +56,63 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
     done, failed = await store.results(audit_id)
     if len(done) + len(failed) < len(record.chunks):
         return {"outcome": "chunks still running"}  # the last chunk queues this job again
-    installation_id, repo, job_id = record.installation_id, record.repo, finish_job_id(audit_id)
+    installation_id, repo = record.installation_id, record.repo
     budget = audit_budget(deps)
     if (scope := current()) is not None:
         scope.charge = functools.partial(budget.charge, installation_id, repo, hold_id(audit_id))
     port = deps.installation_port(installation_id)
     try:
-        root = await audit_tree(deps, port, repo, record.sha)
-        snapshot = DirSnapshot(root)
-        found = distinct(record, done, snapshot.read)
-
-        async def gate(held_tokens: int, held_usd: float) -> None:
-            await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)
-
-        try:
-            if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
-                raise Retry(defer=wait)  # no verification prompt is built again until the provider answered
-            plan = await store.load_plan(audit_id) if found else None
-            verified = await verify(deps, redis, record, plan, snapshot, gate, found)
-        except RedisError as exc:
-            raise Retry(defer=5.0) from exc
-        except Waiting as exc:
-            raise Retry(defer=exc.retry_after or 10.0) from exc
-        except RetryableError as exc:
-            await retries.retry_later(redis, job_id, exc)
-            verified = _unverified(found)  # out of tries: the candidates stand, labelled
-        except PermanentError:
-            verified = _unverified(found)
-        findings = sorted((f.model_dump() for f in verified.kept),
-                          key=lambda f: (SEVERITY_RANK[f["severity"]], f["path"], f["line"]))
-        record = _totals(record, done, failed, verified, len(found))
-        publication = record.publication
-        if publication is None:  # a retry of this job after the upload does not upload again
-            record = with_findings(record, findings + record.carried)
-            record = dataclasses.replace(record, in_diff=await in_diff(port, record))
-            publication = await _publish(deps, redis, port, store, record, snapshot)
-            record = dataclasses.replace(record, publication=publication)
-            await store.save(record)
-        record = dataclasses.replace(record, published=published_text(publication))
-        if keeps_baseline(record):
-            await _remember(store, record, done)
-        await record_audit(redis, deps.settings, record)  # once per audit, however often this job runs
-        record = dataclasses.replace(record, status="done", finished=time.time())
-        await store.save(record)
-        await edit_answer(port, record, final=True)
-        if publication.status == "processing":  # polled by a job of its own, not holding this slot
-            await store_job(redis, POLL_FUNCTION, (audit_id,), {}, poll_job_id(audit_id))
+        async with released_on_failure(store, repo, record.branch, audit_id,
+                                       answer_teller(port, repo, record.comment_id, "The audit could not finish:")):
+            return await _finish(deps, redis, port, store, record, done, failed, budget)
     finally:
         port.close()
+
+
+async def _finish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, record: AuditRecord,
+                  done: dict[int, ChunkResult], failed: dict[int, str], budget: DailyBudget) -> dict[str, Any]:
+    installation_id, repo, audit_id = record.installation_id, record.repo, record.id
+    job_id = finish_job_id(audit_id)
+    root = await audit_tree(deps, port, repo, record.sha)
+    snapshot = DirSnapshot(root)
+    found = distinct(record, done, snapshot.read)
+
+    async def gate(held_tokens: int, held_usd: float) -> None:
+        await budget.reserve(installation_id, repo, hold_id(audit_id), held_usd, held_tokens)
+
+    try:
+        if (wait := await still_waiting(deps, redis, job_id, record)) is not None:
+            raise Retry(defer=wait)  # no verification prompt is built again until the provider answered
+        plan = await store.load_plan(audit_id) if found else None
+        verified = await verify(deps, redis, record, plan, snapshot, gate, found)
+    except RedisError as exc:
+        raise Retry(defer=5.0) from exc
+    except Waiting as exc:
+        raise Retry(defer=exc.retry_after or 10.0) from exc
+    except RetryableError as exc:
+        await retries.retry_later(redis, job_id, exc)
+        verified = _unverified(found)  # out of tries: the candidates stand, labelled
+    except PermanentError:
+        verified = _unverified(found)
+    findings = sorted((f.model_dump() for f in verified.kept),
+                      key=lambda f: (SEVERITY_RANK[f["severity"]], f["path"], f["line"]))
+    record = _totals(record, done, failed, verified, len(found))
+    publication = record.publication
+    if publication is None:  # a retry of this job after the upload does not upload again
+        record = with_findings(record, findings + record.carried)
+        record = dataclasses.replace(record, in_diff=await in_diff(port, record))
+        publication = await _publish(deps, redis, port, store, record, snapshot)
+        record = dataclasses.replace(record, publication=publication)
+        await store.save(record)
+    record = dataclasses.replace(record, published=published_text(publication))
+    if keeps_baseline(record):
+        await _remember(store, record, done)
+    await record_audit(redis, deps.settings, record)  # once per audit, however often this job runs
+    record = dataclasses.replace(record, status="done", finished=time.time())
+    await store.save(record)
+    await edit_answer(port, record, final=True)
+    if publication.status == "processing":  # polled by a job of its own, not holding this slot
+        await store_job(redis, POLL_FUNCTION, (audit_id,), {}, poll_job_id(audit_id))
     if lease_lost():  # another worker finishes the audit now (a LeaseLost before this point ended this try)
         return {"outcome": "lease lost"}
     with contextlib.suppress(RedisError):  # else the hold lapses by itself after its lease

@@ -21,6 +21,7 @@ from reviewbot.audit.service_record import AuditRecord
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.audit.stored import stored_definitions
 from reviewbot.errors import CpuBusy, PermanentError, RetryableError
+from reviewbot.jobs.audit.audit_abort import comment_teller, released_on_failure
 from reviewbot.jobs.audit.audit_scope import Scoped, in_scope, plan_scope, under
 from reviewbot.jobs.audit.audit_target import head_of, pull_number
 from reviewbot.jobs.audit.audit_text import busy_text, plan_text
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 MAX_PLANNING_STARTS = 5
+REFUSED = "The audit could not start:"
 
 
 async def plan_audit(ctx: dict[str, Any], audit_id: str, installation_id: int, repo: str, branch: str = "",
@@ -78,18 +80,20 @@ async def _plan_audit(deps: Deps, redis: Any, store: AuditStore, audit_id: str, 
             if trigger == PUSH_TRIGGER:  # the pushes are owed an audit: asked again after the running one
                 await owe_push(redis, installation_id, repo, branch, recheck_s(deps.settings))
             return {"outcome": "busy", "running": running}
-        try:
-            record = await _plan(deps, port, store, audit_id, installation_id, repo, branch, paths, full,
-                                 trigger, number)
-        except RetryableError as exc:  # GitHub or the budget's holds: the next try plans again (the lock is ours)
-            await retries.retry_later(redis, plan_job_id(audit_id), exc)
-            return await _refused(port, store, repo, branch, audit_id, number, f"{exc} (after several tries)")
-        except PermanentError as exc:
-            return await _refused(port, store, repo, branch, audit_id, number, str(exc))
-        if number is not None:
-            answer = await port.create_issue_comment(repo, number, plan_text(record))
-            record = dataclasses.replace(record, comment_id=answer)
-            await store.save(record)
+        async with released_on_failure(store, repo, branch, audit_id,
+                                       comment_teller(port, repo, number, REFUSED)):  # the unexpected
+            try:
+                record = await _plan(deps, port, store, audit_id, installation_id, repo, branch, paths, full,
+                                     trigger, number)
+            except RetryableError as exc:  # GitHub or the budget's holds: the next try plans (the lock is ours)
+                await retries.retry_later(redis, plan_job_id(audit_id), exc)
+                return await _refused(port, store, repo, branch, audit_id, number, f"{exc} (after several tries)")
+            except PermanentError as exc:
+                return await _refused(port, store, repo, branch, audit_id, number, str(exc))
+            if number is not None:
+                answer = await port.create_issue_comment(repo, number, plan_text(record))
+                record = dataclasses.replace(record, comment_id=answer)
+                await store.save(record)
     finally:
         port.close()
     await _enqueue(redis, record)
@@ -102,7 +106,7 @@ async def _refused(port: GitHubPort, store: AuditStore, repo: str, branch: str, 
                    why: str) -> dict[str, Any]:
     await store.unlock(repo, branch, audit_id)
     if number is not None:
-        await port.create_issue_comment(repo, number, f"The audit could not start: {neutralize_inline(why)}")
+        await port.create_issue_comment(repo, number, f"{REFUSED} {neutralize_inline(why)}")
     return {"outcome": "failed", "reason": why}
 
 
@@ -136,6 +140,7 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
         number=number, status="running", created=time.time(), model=deps.settings.model,
         config=config.model_dump(mode="json"), max_usd=config.audit.max_usd,
         chunks=scoped.chunks, estimate_usd=scoped.estimate_usd, left_out=scoped.left_out,
+        tree_notes=list(snapshot.notes()),
         unchanged=len(carried_files), related=len(selection.related) if selection is not None else 0,
         carried=[f for p in carried_files for f in baseline.get(p, {}).get("findings") or []],
         blobs={p: blobs.get(p, "") for p in audited},

@@ -10,6 +10,7 @@ from reviewbot.app.bigdiff import load_diff
 from reviewbot.inference.tools import RepoTools
 from reviewbot.jobs.pr_review.linked import linked_issues
 from reviewbot.jobs.pr_review.sources import base_snapshot
+from reviewbot.repos.dirsnapshot import DirSnapshot
 from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.config import RepoConfig, context_options, precision
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
@@ -43,6 +44,8 @@ async def pr_prompt(settings: Settings, port: GitHubPort, redis: RedisLike, inst
     (snapshot, root), linked = await asyncio.gather(base_snapshot(settings, port, repo, pull, diff),
                                                     linked_issues(port, repo, pull,
                                                                   config.linked_issues.readable_repos))
+    if isinstance(snapshot, DirSnapshot):  # files whose names the tree could not hold are named in the coverage
+        notes = (*notes, *snapshot.notes())
     stores = RedisStores(redis)
     layout_key = pr_layout_key(repo, pull.number)
     calibration = await stores.calibration(settings.model)

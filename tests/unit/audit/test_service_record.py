@@ -20,7 +20,7 @@ PLANNED = """{"id": "a1b2", "installation_id": 42, "repo": "octo/demo", "branch"
  "model": "@cf/moonshotai/kimi-k2.6", "config": {"audit": {"max_usd": 5.0, "paths": []}, "ignore": []},
  "max_usd": 5.0, "chunks": [{"index": 0, "paths": ["app/db.py", "app/views.py"], "tokens": 2100,
  "estimate_usd": 0.0123, "estimate_tokens": 9000}, {"index": 1, "paths": ["app/api.py"], "tokens": 800,
- "estimate_usd": 0.004, "estimate_tokens": 3000}], "estimate_usd": 0.0163, "left_out": ["app/big.py"],
+ "estimate_usd": 0.004, "estimate_tokens": 3000}], "estimate_usd": 0.0163, "left_out": ["app/big.py"], "tree_notes": [],
  "unchanged": 1, "related": 1, "carried": ["SQLI"],
  "blobs": {"app/db.py": "b1", "app/views.py": "b2", "app/api.py": "b3"},
  "gone": ["app/old.py"], "parsed": 2, "comment_id": 9001,
