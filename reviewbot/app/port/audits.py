@@ -1,5 +1,5 @@
-"""What an audit asks of GitHub beyond the other mixins: a repository's default branch and a branch's head commit,
-the installation's repositories (for scheduled audits), and edits of the answer that follows an audit's progress."""
+"""A repository itself (its default branch and visibility, for audits and for what a pull request may read), a
+branch's head commit, the installation's repositories (for scheduled audits), and edits of an audit's answer."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from reviewbot.app.port.base import MAX_LISTED, PortBase, _q
 from reviewbot.app.port.pulls import Visibility, visibility_of
+from reviewbot.errors import GitHubError
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,16 @@ class AuditsAPI(PortBase):
         """`GET /repos/{owner}/{repo}`: the default branch and the visibility."""
         data = await self._get(f"GET repo {repo}", f"/repos/{_q(repo)}")
         return RepoInfo(default_branch=str(data.get("default_branch") or "main"), visibility=visibility_of(data))
+
+    async def repo_visibility(self, repo: str) -> Visibility:
+        """Whether `repo` is public, asked before reading any of its issues. 404 (no such repository, or one the
+        installation may not see) and 403 are "unknown": not public."""
+        try:
+            return (await self.repository(repo)).visibility
+        except GitHubError as exc:
+            if exc.status in (403, 404):
+                return "unknown"
+            raise
 
     async def branch_head(self, repo: str, branch: str) -> str:
         """The commit a branch (or any ref) points at now."""

@@ -1,4 +1,4 @@
-"""Linked issues: a repository's visibility, an issue's text, a pull request's commits, closingIssuesReferences."""
+"""Linked issues: an issue's text, a pull request's commits, closingIssuesReferences."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import logging
 from dataclasses import dataclass
 
 from reviewbot.app.port.base import PortBase, _q
-from reviewbot.app.port.pulls import Visibility, visibility_of
 from reviewbot.errors import GitHubError
 
 log = logging.getLogger(__name__)
@@ -38,17 +37,6 @@ class IssueText:
 
 class LinkedIssuesAPI(PortBase):
     """What a pull request is for: the issues it links, the messages of its commits."""
-
-    async def repo_visibility(self, repo: str) -> Visibility:
-        """Whether `repo` is public, asked before reading any of its issues. 404 (no such repository, or one the
-        installation may not see) and 403 are "unknown": not public."""
-        try:
-            data = await self._get(f"GET repo {repo}", f"/repos/{_q(repo)}")
-        except GitHubError as exc:
-            if exc.status in (403, 404):
-                return "unknown"
-            raise
-        return visibility_of(data)
 
     async def get_issue(self, repo: str, number: int) -> IssueText:
         """One issue's title and body. 404 and 403 (a repository the installation cannot read, or no such issue)
