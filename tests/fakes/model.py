@@ -237,6 +237,8 @@ class FakeModel:
             # of it gets the same answer (a client that polls again after a crash is not billed again).
             self.async_done: dict[str, dict[str, Any]] = {}
             self.queue_errors: deque[_Error] = deque()  # answered by the queue (submit or poll) first
+            # Submissions whose request this predicate matches are refused for good (413), whenever they come.
+            self.refuse_submission: Callable[[dict[str, Any]], bool] | None = None
             self.async_final_status: str | None = None  # a due poll answers this status instead of the result
             # response_format kinds this provider refuses with 400 (8001): "strict" (a named schema with strict
             # mode), "schema" (a named schema), "bare" (a schema without the envelope), "json_object".
@@ -349,6 +351,9 @@ class FakeModel:
             for item in body["requests"] if isinstance(body["requests"], list) else [None]:
                 if (refused := self._check_request(model, item)) is not None:
                     return refused
+            if self.refuse_submission is not None and self.refuse_submission(body["requests"][0]):
+                return _error_response(_Error(413, {"result": None, "success": False, "errors": [
+                    {"code": 3006, "message": "Request is too large"}]}))
             request_id = secrets.token_hex(16)
             with self._lock:
                 self.queued[request_id] = ({**body["requests"][0], "model": model}, headers.get("x-session-affinity"),
