@@ -33,11 +33,20 @@ def audit_findings(state: dict[str, Any], read: Callable[[str], str | None]) -> 
     return found
 
 
+def not_audited(state: dict[str, Any]) -> list[str]:
+    """The parts of a local audit that have no result (failed, or not run yet), and failed verifications: a SARIF
+    of an unfinished audit is marked partial, never a clean run."""
+    notes = [f"{', '.join(c['paths'])} not audited (part {c['index'] + 1} of {len(state['chunks'])}: "
+             f"{state.get('failed', {}).get(str(c['index']), 'no result yet')})"
+             for c in state["chunks"] if str(c["index"]) not in state.get("done", {})]
+    return notes + [f"{key} did not run: {why}" for key, why in state.get("failed", {}).items() if not key.isdigit()]
+
+
 def render(state: dict[str, Any], fmt: Format, read: Callable[[str], str | None], *, branch: str = "local",
            commit_sha: str | None = None) -> str:
     if fmt == "json":
         return json.dumps(auditreport.as_json(state), indent=2)
     if fmt == "sarif":
-        category = audit_category(branch, [state["directory"]] if state["directory"] else [])
-        return build_sarif(audit_findings(state, read), category=category, commit_sha=commit_sha).text()
+        return build_sarif(audit_findings(state, read), category=audit_category(branch), commit_sha=commit_sha,
+                           not_audited=not_audited(state)).text()
     return auditreport.markdown(state)

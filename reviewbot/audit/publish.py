@@ -50,16 +50,18 @@ def branch_ref(branch: str) -> str:
 async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,
                         commit_sha: str, ref: str, bot_login: str, key: bytes, cost_usd: float = 0.0,
                         repo_url: str | None = None, tracking_issue: int | None = None, tracking: bool = True,
-                        public: bool = False, limits: Limits = GITHUB_LIMITS) -> Published:
+                        public: bool = False, limits: Limits = GITHUB_LIMITS,
+                        not_audited: Sequence[str] = ()) -> Published:
     """Upload the complete picture of one audit (carried-forward findings included); on CodeScanningUnavailable,
     edit the tracking issue instead (`tracking_issue`: its number if the caller remembers it from an earlier
     audit; it is checked, and looked up among the App's issues when absent or not ours; `tracking=False`: no
     tracking issue, the caller shows the findings). The caller polls a SARIF upload with `check_processed`, and
     may remember `Published.issue_number`. `public`: the repository's readers are not the Security tab's, so a
-    refused upload goes to the private draft advisory (branch audits) or stays in the record, never an issue."""
+    refused upload goes to the private draft advisory (branch audits) or stays in the record, never an issue.
+    `not_audited`: what the audit did not read, in words (the SARIF run is then marked partial)."""
     branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
     sarif = build_sarif(findings, category=category, commit_sha=commit_sha, repo_url=repo_url, branch=branch,
-                        limits=limits)
+                        limits=limits, not_audited=not_audited)
     try:
         sarif_id = await port.upload_sarif(repo, commit_sha, ref, encode_sarif(sarif.document))
     except CodeScanningUnavailable as exc:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import gzip
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from typing import Any
 
 from reviewbot.audit.findings import AuditFinding
 from reviewbot.audit.sarif_results import result, safe_path
-from reviewbot.audit.sarif_rules import rule, rule_id
+from reviewbot.audit.sarif_rules import rule, rule_id, sarif_text
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_NAME = "reviewbot"
@@ -50,17 +49,19 @@ class SarifTooLarge(ValueError):
     """Even an empty run is over the size limit: nothing to upload."""
 
 
-def audit_category(branch: str, paths: Sequence[str] = ()) -> str:
-    """`runs[].automationDetails.id`: one analysis per branch and audited path set; the trailing slash makes it
-    all category (GitHub reads what follows the last slash as the run's id)."""
-    scope = hashlib.sha256("\n".join(sorted({p.strip("/") for p in paths})).encode()).hexdigest()[:12]
-    return f"reviewbot/audit/{branch}/{scope if paths else 'all'}/"
+def audit_category(branch: str) -> str:
+    """`runs[].automationDetails.id`: one analysis per branch, whatever an audit's scope (a folder's audit uploads
+    the branch's whole picture), so one finding is one alert; the trailing slash makes it all category (GitHub reads
+    what follows the last slash as the run's id). `all` is the name full audits always had: their alerts stay."""
+    return f"reviewbot/audit/{branch}/all/"
 
 
 def build_sarif(findings: Sequence[AuditFinding], *, category: str, commit_sha: str | None = None,
                 repo_url: str | None = None, branch: str | None = None, tool_version: str | None = None,
-                limits: Limits = GITHUB_LIMITS) -> Sarif:
-    """The complete picture of one audit (carried-forward findings included: GitHub closes what is missing)."""
+                limits: Limits = GITHUB_LIMITS, not_audited: Sequence[str] = ()) -> Sarif:
+    """The complete picture of one audit (carried-forward findings included: GitHub closes what is missing).
+    `not_audited`: what the audit could not read, in words; the run is then marked partial (its invocation not
+    successful, one error notification each), so neither GitHub's readers nor a tool take it for a clean run."""
     cut: list[str] = []
     kept: list[AuditFinding] = []
     seen: set[tuple[str, int]] = set()
@@ -85,6 +86,8 @@ def build_sarif(findings: Sequence[AuditFinding], *, category: str, commit_sha: 
                                                f"out to stay under GitHub's {_size(limits.gzipped_bytes)} "
                                                "compressed upload limit"]
         run = _run(kept[:n], results[:n], category, commit_sha, repo_url, branch, tool_version, limits)
+        if not_audited:
+            run["invocations"] = [partial_invocation(not_audited)]
         if notes:
             run["properties"] = {"reviewbot/cut": notes}
         return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
@@ -92,6 +95,13 @@ def build_sarif(findings: Sequence[AuditFinding], *, category: str, commit_sha: 
     fitting = _fit(document, len(results), limits.gzipped_bytes)
     final = document(fitting)  # built last, so every result's ruleIndex is that of this rule list
     return Sarif(final, fitting, tuple(final["runs"][0].get("properties", {}).get("reviewbot/cut", ())))
+
+
+def partial_invocation(not_audited: Sequence[str]) -> dict[str, Any]:
+    """SARIF 2.1.0 §3.20.14 and §3.20.21: a run that did not do all its work says so, one notification per part."""
+    return {"executionSuccessful": False,
+            "toolExecutionNotifications": [{"level": "error", "message": {"text": sarif_text(text, 1000)}}
+                                           for text in not_audited]}
 
 
 def encode_sarif(document: dict[str, Any]) -> str:

@@ -44,7 +44,7 @@ async def test_an_audit_asked_on_a_pull_request_audits_its_head_and_shows_in_its
     # Uploaded for the pull request's head in the default branch's category: GitHub compares the two.
     upload = [u for u in fake_github.sarif_uploads.values() if u["ref"] == f"refs/pull/{PR}/head"]
     assert len(upload) == 1 and upload[0]["commit_sha"] == pull["head"]["sha"] and not upload[0]["errors"]
-    assert audited.category == main.category == audit_category("main", [])
+    assert audited.category == main.category == audit_category("main")
     assert {a["ref"] for a in fake_github.alerts(REPO, "open")} == {"refs/heads/main", f"refs/pull/{PR}/head"}
     answer = [c for c in fake_github.issue_comments[(REPO, PR)] if c["user"]["login"].endswith("[bot]")]
     assert len(answer) == 1 and f"refs/pull/{PR}/head" in answer[0]["body"] and "done**" in answer[0]["body"]

@@ -235,7 +235,7 @@ async def test_the_schedule_starts_one_audit_per_period_however_many_workers_sca
     [upload] = fake_github.sarif_uploads.values()
     assert not upload["errors"] and upload["ref"] == "refs/heads/main" and upload["commit_sha"] == record.sha
     assert record.publication.status == "complete" and record.published.startswith("published to code")
-    assert [a["category"] for a in fake_github.alerts(REPO)] == [audit_category("main", ["app"])] * len(
+    assert [a["category"] for a in fake_github.alerts(REPO)] == [audit_category("main")] * len(
         record.findings)
 
 
@@ -292,7 +292,7 @@ async def test_an_audit_ends_in_code_scanning_and_the_next_one_closes_the_alert_
     assert first.publication.status == "complete" and first.publication.results == 2
     opened = {a["path"]: a for a in fake_github.alerts(REPO, "open")}
     assert sorted(opened) == ["app/db.py", "web/server.ts"]
-    assert {a["category"] for a in opened.values()} == {audit_category("main", [])}
+    assert {a["category"] for a in opened.values()} == {audit_category("main")}
     [answer] = answers(fake_github)
     assert "published to code scanning: 2 alert(s)" in answer["body"]
     status = [c for c in fake_github.requests if c.method == "GET" and "/code-scanning/sarifs/" in c.path]

@@ -14,6 +14,7 @@ from reviewbot.audit.sarif import audit_category
 from reviewbot.audit.service_record import AuditRecord, FindingJson, Publication
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.jobs.audit.audit_target import category_branch, keeps_baseline
+from reviewbot.jobs.audit.unread import unread_notes
 from reviewbot.review.findings.schema import Finding
 
 
@@ -33,9 +34,9 @@ def audit_findings(findings: list[FindingJson], read: Callable[[str], str | None
 
 def with_findings(record: AuditRecord, findings: list[FindingJson]) -> AuditRecord:
     """The record with every finding of the audit, carried-forward ones included (the complete picture for its
-    category: GitHub closes the alerts it no longer contains), and that category."""
+    category: GitHub closes the alerts it no longer contains), and that category: the branch's one."""
     return dataclasses.replace(record, findings=findings,
-                               category=audit_category(category_branch(record), record.paths))
+                               category=audit_category(category_branch(record)))
 
 
 async def publish(port: AuditPort, store: AuditStore, record: AuditRecord, *, read: Callable[[str], str | None],
@@ -46,7 +47,7 @@ async def publish(port: AuditPort, store: AuditStore, record: AuditRecord, *, re
                                key=key, cost_usd=float(record.spent_usd or 0),
                                tracking_issue=await store.tracking_issue(record.repo),
                                tracking=keeps_baseline(record),  # a pull request's findings: its answer only
-                               public=is_public(record.visibility))
+                               public=is_public(record.visibility), not_audited=unread_notes(record))
     if done.issue_number is not None:
         await store.remember_tracking_issue(record.repo, done.issue_number)
     return Publication(where=done.where, results=done.results, sarif_id=done.sarif_id,

@@ -28,6 +28,7 @@ from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
 from reviewbot.jobs.audit.pull_lines import in_diff
+from reviewbot.jobs.audit.unread import unread_findings
 from reviewbot.model import Usage
 from reviewbot.observe.fencing import lease_lost
 from reviewbot.observe.jobcontext import current
@@ -99,7 +100,9 @@ async def _finish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, r
     record = _totals(record, done, failed, verified, len(found))
     publication = record.publication
     if publication is None:  # a retry of this job after the upload does not upload again
-        record = with_findings(record, findings + record.carried)
+        # Files this audit did not read keep their last findings: an upload without them would close their alerts.
+        unread = unread_findings(await store.baseline(repo, record.base_branch or record.branch), record, findings)
+        record = with_findings(record, findings + record.carried + unread)
         record = dataclasses.replace(record, in_diff=await in_diff(port, record))
         publication = await _publish(deps, redis, port, store, record, snapshot)
         record = dataclasses.replace(record, publication=publication)

@@ -28,6 +28,7 @@ from reviewbot.jobs.audit.audit_text import busy_text, plan_text
 from reviewbot.jobs.audit.chunk_input import audit_tree
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.push_job import PUSH_TRIGGER, owe_push, recheck_s
+from reviewbot.jobs.audit.unread import outside_scope
 from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.queue import retries
 from reviewbot.queue.cpu import HANDOFF_S
@@ -142,7 +143,9 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
         chunks=scoped.chunks, estimate_usd=scoped.estimate_usd, left_out=scoped.left_out,
         tree_notes=list(snapshot.notes()),
         unchanged=len(carried_files), related=len(selection.related) if selection is not None else 0,
-        carried=[f for p in carried_files for f in baseline.get(p, {}).get("findings") or []],
+        # A folder's audit is an analysis of the branch's one category: the rest of the branch keeps its findings.
+        carried=[f for p in carried_files for f in baseline.get(p, {}).get("findings") or []]
+        + outside_scope(baseline, scope, blobs),
         blobs={p: blobs.get(p, "") for p in audited},
         gone=sorted(p for p in baseline if p not in blobs and under(p, scope)),  # deleted since
         parsed=scoped.parsed,  # files parsed to plan: the facts cache knew the others' content

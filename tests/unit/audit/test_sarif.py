@@ -104,10 +104,18 @@ def test_the_upload_form_is_gzip_then_base64() -> None:
     assert json.loads(gzip.decompress(base64.b64decode(encode_sarif(sarif.document)))) == sarif.document
 
 
-def test_the_category_is_stable_per_branch_and_path_set() -> None:
-    assert audit_category("main", ["app", "lib/"]) == audit_category("main", ["lib", "app"])
-    assert audit_category("main", ["app"]) != audit_category("dev", ["app"]) != audit_category("main", ["lib"])
+def test_the_category_is_one_per_branch_and_keeps_the_full_audits_name() -> None:
+    assert audit_category("main") != audit_category("dev")
     assert audit_category("main") == "reviewbot/audit/main/all/" and CATEGORY.endswith("/")
+
+
+def test_a_partial_audit_is_not_a_clean_run() -> None:
+    partial = shapes()["partial"].document["runs"][0]
+    [invocation] = partial["invocations"]
+    assert invocation["executionSuccessful"] is False
+    [note] = invocation["toolExecutionNotifications"]
+    assert note["level"] == "error" and "app/db.py" in note["message"]["text"]
+    assert "invocations" not in shapes()["findings"].document["runs"][0]
 
 
 def test_a_finding_keeps_its_identity_when_lines_move_or_the_title_is_reworded() -> None:
