@@ -98,3 +98,8 @@ def issue_key(repo: str) -> str:
 def schedule_key(repo: str, period: str) -> str:
     """Set once a schedule period's audit of the repository was started (TTL_S)."""
     return f"{AUDIT_PREFIX}-schedule:{repo.lower()}:{period}"
+
+
+def schedule_config_key(repo: str) -> str:
+    """A repository's audit schedule as last read, with the `pushed_at` it was read at (a day at most)."""
+    return f"{AUDIT_PREFIX}-schedule-config:{repo.lower()}"

@@ -156,6 +156,7 @@ class FakeGitHub(GitHubState):
             sha = content_sha("branch", repo, branch, _tree_id(files))
             self.commits[(repo, sha)] = dict(files)
             self.branches[(repo, branch)] = sha
+            self.pushed_to(repo)
             return sha
 
     def installation_for(self, repo: str) -> int | None:

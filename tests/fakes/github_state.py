@@ -10,12 +10,14 @@ import hashlib
 import itertools
 import re
 import threading
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from tests.fakes.diffs import FileDiff, parse_git_diff
-from tests.fakes.github_core import WEB_URL, not_found, user_json
+from tests.fakes.github_core import WEB_URL, not_found, now_iso, user_json
 
 DEFAULT_PERMISSIONS = {
     "checks": "write",
@@ -162,6 +164,8 @@ class GitHubState:
             self.custom_roles: dict[str, str] = {}  # an organisation's custom repository role -> its base role
             self.pulls: dict[tuple[str, int], PullRequest] = {}
             self.branches: dict[tuple[str, str], str] = {}  # (repo, branch) -> commit sha (set_branch)
+            # repo -> its `pushed_at` (epoch s): GitHub's second precision, so each push moves it a second on
+            self.pushed: dict[str, int] = {}
             # (repo, sha) -> files of that commit, served by the contents endpoint.
             self.commits: dict[tuple[str, str], dict[str, str]] = {}
             self.tarballs: dict[tuple[str, str], tuple[dict[str, str], bytes]] = {}  # (repo, sha) -> (files, archive)
@@ -259,6 +263,10 @@ class GitHubState:
                 return pr.head_sha
         return None
 
+    def pushed_to(self, repo: str) -> None:
+        """A push to any branch of `repo` (its `pushed_at` moves on)."""
+        self.pushed[repo] = max(int(time.time()), self.pushed.get(repo, 0) + 1)
+
     def repo_json(self, repo: str) -> dict[str, Any]:
         owner, name = repo.split("/", 1)
         return {
@@ -275,4 +283,5 @@ class GitHubState:
             "fork": False,
             "archived": False,
             "visibility": self.visibility.get(repo, "private"),
+            "pushed_at": now_iso(datetime.fromtimestamp(self.pushed.get(repo, 1_700_000_000), UTC)),
         }

@@ -54,7 +54,8 @@ async def test_an_idle_installation_costs_less_than_one_request_per_repository_p
         env: dict[str, str], redis_url: str, fake_github: FakeGitHub) -> None:
     repos = installed(fake_github, 120)
     await scan(env, redis_url, START)  # the first scan reads each configuration once
-    assert len([c for c in fake_github.requests if "/contents/" in c.path]) <= len(repos) + 1
+    # each repository's file once (the `.github` repository's too) and the organisation's defaults once
+    assert len([c for c in fake_github.requests if "/contents/" in c.path]) == len(repos) + 2
 
     spent = await idle_hour(env, redis_url, fake_github, START + EVERY_MINUTES * 60)
     print(f"\n{len(spent)} GitHub requests in an idle hour for {len(repos) + 1} repositories")

@@ -19,6 +19,16 @@ class RepoInfo:
     visibility: Visibility  # as GitHub says; unknown counts as public wherever something could be disclosed
 
 
+@dataclass(frozen=True)
+class InstalledRepo:
+    """One repository of the installation's list: its default branch, and when anything was last pushed to it
+    (GitHub's `pushed_at`, any branch; "" when GitHub gives none), which says whether its files may have changed."""
+
+    full_name: str
+    default_branch: str
+    pushed_at: str
+
+
 class AuditsAPI(PortBase):
     async def default_branch(self, repo: str) -> str:
         return (await self.repository(repo)).default_branch
@@ -48,15 +58,16 @@ class AuditsAPI(PortBase):
         await self._send("PATCH", f"PATCH comment {comment_id}",
                          f"/repos/{_q(repo)}/issues/comments/{int(comment_id)}", {"body": body}, idempotent=True)
 
-    async def installation_repos(self) -> list[tuple[str, str]]:
-        """(full name, default branch) of every repository the installation may read."""
-        found: list[tuple[str, str]] = []
+    async def installation_repos(self) -> list[InstalledRepo]:
+        """Every repository the installation may read (100 a request)."""
+        found: list[InstalledRepo] = []
         page = 1
         while True:
             data = await self._get("GET installation repositories", "/installation/repositories",
                                    params={"per_page": 100, "page": page})
             repos = [r for r in data.get("repositories") or [] if isinstance(r, dict)]
-            found += [(str(r["full_name"]), str(r.get("default_branch") or "main")) for r in repos]
+            found += [InstalledRepo(str(r["full_name"]), str(r.get("default_branch") or "main"),
+                                    str(r.get("pushed_at") or "")) for r in repos]
             if len(repos) < 100 or len(found) >= int(data.get("total_count") or 0) or len(found) >= MAX_LISTED:
                 return found
             page += 1

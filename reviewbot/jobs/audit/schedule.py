@@ -1,5 +1,6 @@
 """audit_schedules, the worker's cron job: every repository of every installation whose default branch's
-`.github/reviewbot.yml` schedules audits gets one audit per period, however many workers scan."""
+`.github/reviewbot.yml` schedules audits gets one audit per period, however many workers scan (configurations are
+read again only after a push: `schedule_configs`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.app.app_api import AppApi
 from reviewbot.audit.service_state import AuditStore
-from reviewbot.errors import GitHubError, RetryableError
+from reviewbot.jobs.audit.schedule_configs import read_schedules
 from reviewbot.jobs.audit.triggers import start_audit
-from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.review.cronspec import due_period
 
 if TYPE_CHECKING:
@@ -34,15 +34,11 @@ async def audit_schedules(ctx: dict[str, Any], now: float | None = None) -> dict
     for installation_id in installations:
         port = deps.installation_port(installation_id)
         try:
-            for repo, branch in await port.installation_repos():
-                try:
-                    config = (await load_config(port, repo, branch, visibility=None)).config
-                except (GitHubError, RetryableError) as exc:
-                    log.warning("audit schedule not read", extra={"repo": repo, "error": str(exc)})
+            for found in await read_schedules(ctx["redis"], port, await port.installation_repos()):
+                repo, branch = found.repo, found.branch
+                if not found.schedule:
                     continue
-                if not config.audit.schedule:
-                    continue
-                period = due_period(config.audit.schedule, moment, timedelta(minutes=EVERY_MINUTES))
+                period = due_period(found.schedule, moment, timedelta(minutes=EVERY_MINUTES))
                 if period is None or not await AuditStore(ctx["redis"]).first_in_period(repo, period):
                     continue
                 await start_audit(ctx["redis"], installation_id, repo, branch=branch, trigger="schedule", run=period)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.app.port.pulls import Visibility
@@ -37,16 +38,29 @@ def config_digest(config: RepoConfig, model: str) -> str:
     return hashlib.sha256(f"{model}\n{config.model_dump_json()}".encode()).hexdigest()[:16]
 
 
-async def load_config(port: GitHubPort, repo: str, base_ref: str, *, visibility: Visibility | None) -> LoadedConfig:
-    """The base branch's config over the owner's org-wide defaults (the `.github` repository's file):
-    a pull request can never change how it is reviewed. `visibility` is the pull request's repository's (None: not
+@dataclass(frozen=True)
+class OrgDefaults:
+    """The owner's `.github` repository's config text, read once (None: none, or not readable)."""
+
+    text: str | None
+
+
+async def org_defaults(port: GitHubPort, owner: str) -> OrgDefaults:
+    try:
+        return OrgDefaults(await port.get_file(f"{owner}/.github", CONFIG_PATH, ""))
+    except PermanentError:  # not installed there, or no such repository: no org defaults
+        return OrgDefaults(None)
+
+
+async def load_config(port: GitHubPort, repo: str, base_ref: str, *, visibility: Visibility | None,
+                      org: OrgDefaults | None = None) -> LoadedConfig:
+    """The base branch's config over the owner's org-wide defaults (the `.github` repository's file; `org`: as
+    already read by the caller, for many repositories of one owner): a pull request can never change how it is
+    reviewed. `visibility` is the pull request's repository's (None: not
     for a pull request, as for audits): a public one (unknown counts as public) gets the defaults' free text only if
     the `.github` repository is public too or the organisation opted in, since a review may echo what it reads."""
     owner = repo.split("/", 1)[0]
-    try:
-        org_text = await port.get_file(f"{owner}/.github", CONFIG_PATH, "")
-    except PermanentError:  # not installed there, or no such repository: no org defaults
-        org_text = None
+    org_text = (org or await org_defaults(port, owner)).text
     defaults = raw_mapping(org_text)
     text = await port.get_file(repo, CONFIG_PATH, base_ref)
     loaded = parse_config(text, defaults=defaults)
