@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -16,6 +15,8 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+from reviewbot.errors import RetryableError
+from reviewbot.repos import leases
 from reviewbot.repos.dirsnapshot import DirSnapshot
 from reviewbot.repos.safetar import Extracted, Limits, extract
 from reviewbot.state.private_files import private_dir, write_private
@@ -23,8 +24,9 @@ from reviewbot.state.private_files import private_dir, write_private
 __all__ = ["DirSnapshot", "RepoCache"]
 
 DEFAULT_MAX_BYTES = 2_000_000_000
-LOCK_POLL_S = 0.05
 MARKER = ".complete"  # written last: a tree without it is half-extracted and never used
+LEASE = ".lease"  # beside the tree: shared while a job reads it, exclusive while eviction deletes it
+LEASE_TRIES = 5
 _SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
 
 Download = Callable[[Path], Awaitable[None]]  # writes the archive of one commit to the given path
@@ -74,21 +76,22 @@ class RepoCache:
         return tree
 
     @contextlib.asynccontextmanager
-    async def _across_processes(self, key: str) -> AsyncIterator[None]:
-        """An advisory lock per commit, so two workers on one machine download and extract it once (the second
-        finds the first's tree); polled, never blocking the event loop. Released by the kernel if we die."""
-        locks = private_dir(self.root / ".locks")
-        fd = os.open(locks / hashlib.sha256(key.encode()).hexdigest()[:32], os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    await asyncio.sleep(LOCK_POLL_S)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
+    async def leased(self, repo: str, sha: str, download: Download) -> AsyncIterator[Path]:
+        """`checkout`, with the tree leased until the block ends: eviction, in any worker on this machine, leaves
+        it alone (a long chunk job reads it for minutes); the lease lapses with the process that holds it."""
+        for _ in range(LEASE_TRIES):
+            tree = await self.checkout(repo, sha, download)
+            async with leases.shared(tree.parent / LEASE) as held:
+                if held and (tree.parent / MARKER).exists():  # not evicted between the checkout and the lease
+                    yield tree
+                    return
+        raise RetryableError(f"the cached tree of {sha[:12]} was evicted {LEASE_TRIES} times before it could be "
+                             "leased (the repository cache is too small for the work at hand)")
+
+    def _across_processes(self, key: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """A lock per commit, so two workers on one machine download and extract it once (the second finds the
+        first's tree); its file is removed by its holder, so none is left per commit ever checked out."""
+        return leases.exclusive(private_dir(self.root / ".locks") / hashlib.sha256(key.encode()).hexdigest()[:32])
 
     def checkout_sync(self, repo: str, sha: str, write_archive: Callable[[Path], None]) -> Path:
         """The same for the CLI, whose archive comes from `git archive`."""
@@ -129,7 +132,8 @@ class RepoCache:
         return entry / "tree"
 
     def evict(self, keep: Path | None = None) -> list[Path]:
-        """Delete least recently used trees until the cache fits `max_bytes`; never the one just used."""
+        """Delete least recently used trees until the cache fits `max_bytes`; never the one just used, nor one a
+        job holds a lease on. Lock files nobody holds are removed on the way."""
         entries: list[tuple[float, int, Path]] = []
         for marker in self.root.glob(f"*/*/{MARKER}"):
             try:
@@ -142,12 +146,19 @@ class RepoCache:
         for _, size, path in sorted(entries):
             if total <= self.max_bytes:
                 break
-            if keep is not None and path == keep:
+            if (keep is not None and path == keep) or (lease := leases.unless_leased(path / LEASE)) is None:
                 continue
-            (path / MARKER).unlink(missing_ok=True)  # first, so no reader picks up a tree being deleted
-            shutil.rmtree(path, ignore_errors=True)
+            try:
+                (path / MARKER).unlink(missing_ok=True)  # first, so no reader picks up a tree being deleted
+                # Moved aside before the slow delete: a new extraction of the same commit never meets it.
+                trash = self._incoming()
+                os.replace(path, trash / "old")
+                shutil.rmtree(trash, ignore_errors=True)
+            finally:
+                os.close(lease)
             total -= size
             removed.append(path)
+        leases.sweep(self.root / ".locks")
         return removed
 
 

@@ -4,8 +4,9 @@ provider's queue."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from reviewbot.audit.chunkcontext import Block
 from reviewbot.audit.chunkprompt import Prefix, render_chunk
 from reviewbot.audit.chunks import Chunk
 from reviewbot.audit.service_record import AuditRecord
-from reviewbot.errors import AlreadySettled, PermanentError
+from reviewbot.errors import AlreadySettled, PermanentError, RetryableError
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.structured import StructuredReviewer
@@ -29,14 +30,17 @@ if TYPE_CHECKING:
 MAX_ARCHIVE_BYTES = 500_000_000
 
 
-async def audit_tree(deps: Deps, port: GitHubPort, repo: str, sha: str) -> Path:
-    """The tree at the audited commit: downloaded once per worker, then shared by all its chunks."""
+@contextlib.asynccontextmanager
+async def audit_tree(deps: Deps, port: GitHubPort, repo: str, sha: str) -> AsyncIterator[Path]:
+    """The tree at the audited commit: downloaded once per worker, then shared by all its chunks; leased while the
+    block runs, so the cache's eviction (for another commit, in any worker) never deletes it under a job."""
     cache = RepoCache(deps.settings.data_dir / "repos", deps.settings.repo_cache_mb * 1_000_000)
 
     async def download(dest: Path) -> None:
         await port.download_tarball(repo, sha, dest, MAX_ARCHIVE_BYTES)
 
-    return await cache.checkout(repo, sha, download)
+    async with cache.leased(repo, sha, download) as tree:
+        yield tree
 
 
 def chunk_request(record: AuditRecord, plan: dict[str, Any] | None, index: int,
@@ -47,6 +51,10 @@ def chunk_request(record: AuditRecord, plan: dict[str, Any] | None, index: int,
     if plan is None:
         raise PermanentError("the audit's plan is gone (expired, or planned by an earlier version): audit again")
     planned = record.chunks[index]
+    # A file the plan read and the tree no longer holds: never a request without it, counted as audited.
+    if missing := [p for p in planned.paths if read(p) is None]:
+        raise RetryableError(f"{len(missing)} file(s) of the chunk could not be read from the cached tree "
+                             f"({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''})")
     prefix = Prefix(plan["prefix"]["system"], plan["prefix"]["head"])
     chunk = Chunk(index, tuple(planned.paths), int(planned.tokens))
     blocks = [Block.from_json(b) for b in plan["context"][index]]

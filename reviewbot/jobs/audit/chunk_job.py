@@ -4,6 +4,7 @@ gives the worker slot back (the job defers itself and polls on its next try); th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from typing import TYPE_CHECKING, Any
@@ -52,6 +53,14 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
     if await store.outcome(audit_id, index):  # a try after a crash between storing the result and the finish
         await _finish_if_last(redis, store, record)
         return {"outcome": "already audited"}
+    # The tree is leased from its download to the chunk's result: eviction never deletes it under this job.
+    async with contextlib.AsyncExitStack() as lease:
+        return await _audit(deps, redis, store, record, index, lease)
+
+
+async def _audit(deps: Deps, redis: Any, store: AuditStore, record: AuditRecord, index: int,
+                 lease: contextlib.AsyncExitStack) -> dict[str, Any]:
+    audit_id = record.id
     job_id = chunk_job_id(audit_id, index)
     installation_id, repo = record.installation_id, record.repo
     budget = audit_budget(deps)
@@ -62,7 +71,7 @@ async def audit_chunk(ctx: dict[str, Any], audit_id: str, index: int) -> dict[st
     try:
         # The tree before the slot: a worker new to this commit downloads it without holding one of the
         # installation's slots while the other workers' chunks wait for them (a cache hit afterwards).
-        root = await audit_tree(deps, port, repo, record.sha)
+        root = await lease.enter_async_context(audit_tree(deps, port, repo, record.sha))
         if not await deps.slots.acquire(installation_id, job_id):
             raise retries.wait_for_slot()
         held = True

@@ -8,6 +8,7 @@ import dataclasses
 import functools
 import logging
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arq import Retry
@@ -64,17 +65,18 @@ async def finish_audit(ctx: dict[str, Any], audit_id: str) -> dict[str, Any]:
     port = deps.installation_port(installation_id)
     try:
         async with released_on_failure(store, repo, record.branch, audit_id,
-                                       answer_teller(port, repo, record.comment_id, "The audit could not finish:")):
-            return await _finish(deps, redis, port, store, record, done, failed, budget)
+                                       answer_teller(port, repo, record.comment_id, "The audit could not finish:")), \
+                audit_tree(deps, port, repo, record.sha) as root:
+            return await _finish(deps, redis, port, store, record, done, failed, budget, root)
     finally:
         port.close()
 
 
 async def _finish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, record: AuditRecord,
-                  done: dict[int, ChunkResult], failed: dict[int, str], budget: DailyBudget) -> dict[str, Any]:
+                  done: dict[int, ChunkResult], failed: dict[int, str], budget: DailyBudget,
+                  root: Path) -> dict[str, Any]:
     installation_id, repo, audit_id = record.installation_id, record.repo, record.id
     job_id = finish_job_id(audit_id)
-    root = await audit_tree(deps, port, repo, record.sha)
     snapshot = DirSnapshot(root)
     found = distinct(record, done, snapshot.read)
 
