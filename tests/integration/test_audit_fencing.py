@@ -86,15 +86,15 @@ async def test_a_chunk_whose_lease_was_taken_over_submits_nothing_and_its_holder
         # while the holder was building the same request. The holder asks the outcome right before paying.
         port = deps.installation_port(record.installation_id)
         try:
-            root = await audit_tree(deps, port, REPO, record.sha)
+            async with audit_tree(deps, port, REPO, record.sha) as root:
+                messages = chunk_request(record, plan, 1, DirSnapshot(root).read)
+                reviewer = audit_reviewer(deps, redis, chunk_job_id("fenced", 1), root, None,
+                                          functools.partial(store.outcome, "fenced", 1))
+                await store.settle("fenced", 1, done=ChunkResult(findings=[]))
+                with pytest.raises(AlreadySettled):
+                    await reviewer.review(messages, audit_affinity(record))
         finally:
             port.close()
-        messages = chunk_request(record, plan, 1, DirSnapshot(root).read)
-        reviewer = audit_reviewer(deps, redis, chunk_job_id("fenced", 1), root, None,
-                                  functools.partial(store.outcome, "fenced", 1))
-        await store.settle("fenced", 1, done=ChunkResult(findings=[]))
-        with pytest.raises(AlreadySettled):
-            await reviewer.review(messages, audit_affinity(record))
         assert submissions(fake_model) == before + 1
     finally:
         await deps.aclose()
