@@ -123,3 +123,22 @@ async def test_a_model_held_to_the_schema_gives_evidence_to_an_audit_and_never_t
     assert [e.line for e in audit.output.findings[0].evidence] == [1, 2, 3, 4, 5, 6]  # the audit's: at most 6
     sent = [r.json["response_format"]["json_schema"] for r in fake_model.requests]
     assert [s["name"] for s in sent] == ["review", "audit"] and "evidence" not in json.dumps(sent[0])
+
+
+def test_the_sarif_of_a_local_audit_with_a_failed_part_is_marked_partial(tmp_path: Path,
+                                                                          fake_model: FakeModel) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    make_tree(root)
+    (root / ".gitignore").write_text("node_modules/\n")
+    fake_model.default = answering(by_chunk)
+    fake_model.refuse_submission = lambda request: "### web/server.ts\n" in request["messages"][1]["content"]
+    env = audit_env(fake_model, tmp_path / "data")
+    done = run_cli(["audit", "--repo", str(root), "--format", "sarif", "--chunk-tokens", "30"], env, tmp_path)
+    assert "failed" in done.stderr
+    run = json.loads(done.stdout)["runs"][0]
+    assert list(Draft202012Validator(SCHEMA).iter_errors({"version": "2.1.0", "runs": [run]})) == []
+    [invocation] = run["invocations"]  # not a clean run: what was not audited is named
+    assert invocation["executionSuccessful"] is False
+    assert [n["message"]["text"].split(" not audited")[0] for n in invocation["toolExecutionNotifications"]] == [
+        "web/server.ts"]
