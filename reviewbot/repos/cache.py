@@ -152,7 +152,10 @@ class RepoCache:
                 (path / MARKER).unlink(missing_ok=True)  # first, so no reader picks up a tree being deleted
                 # Moved aside before the slow delete: a new extraction of the same commit never meets it.
                 trash = self._incoming()
-                os.replace(path, trash / "old")
+                try:
+                    os.replace(path, trash / "old")
+                except OSError:
+                    shutil.rmtree(path, ignore_errors=True)
                 shutil.rmtree(trash, ignore_errors=True)
             finally:
                 os.close(lease)

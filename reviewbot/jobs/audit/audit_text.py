@@ -33,8 +33,12 @@ def plan_text(record: AuditRecord) -> str:
              f"Plan: {files} file(s) in {len(chunks)} chunk(s), estimated ${record.estimate_usd:.2f} "
              f"(model `{neutralize_inline(record.model)}`)."]
     if record.unchanged:
-        lines.append(f"{record.unchanged} unchanged file(s) since the last audit of this branch: their "
-                     f"{len(record.carried)} finding(s) are carried forward.")
+        outside = ", with those outside the audited folders" if record.paths else ""
+        lines.append(f"{record.unchanged} unchanged file(s) since the last audit of this branch: their findings "
+                     f"are carried forward ({len(record.carried)}{outside}).")
+    elif record.carried:  # a folder's audit: the branch's findings elsewhere stay in its one code-scanning picture
+        lines.append(f"{len(record.carried)} finding(s) of the branch's last audit outside the audited folders are "
+                     "carried forward.")
     lines += _related(record)
     lines += _left_out(record)
     return "\n".join(lines)
