@@ -22,6 +22,7 @@ from reviewbot.state.audit_keys import (
     plan_key,
     planning_key,
     record_key,
+    retired_key,
     running_key,
     schedule_key,
 )
@@ -164,6 +165,13 @@ class AuditStore:
     async def first_in_period(self, repo: str, period: str) -> bool:
         """True once per repository and schedule period, however many workers ask."""
         return bool(await self.redis.set(schedule_key(repo, period), "1", nx=True, ex=TTL_S))
+
+    async def categories_retired(self, repo: str, branch: str) -> bool:
+        return bool(await self.redis.exists(retired_key(repo, branch)))
+
+    async def retire_categories(self, repo: str, branch: str) -> None:
+        """The branch's old per-folder code-scanning categories are closed (`retired_categories`)."""
+        await self.redis.set(retired_key(repo, branch), "1", ex=TTL_S * 3)
 
     async def tracking_issue(self, repo: str) -> int | None:
         raw = await self.redis.get(issue_key(repo))

@@ -103,3 +103,8 @@ def schedule_key(repo: str, period: str) -> str:
 def schedule_config_key(repo: str) -> str:
     """A repository's audit schedule as last read, with the `pushed_at` it was read at (a day at most)."""
     return f"{AUDIT_PREFIX}-schedule-config:{repo.lower()}"
+
+
+def retired_key(repo: str, branch: str) -> str:
+    """Set once the branch's per-folder code-scanning categories of earlier versions were closed."""
+    return f"{AUDIT_PREFIX}-retired:{repo.lower()}@{branch}"

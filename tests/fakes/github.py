@@ -308,6 +308,11 @@ class FakeGitHub(GitHubState):
         with self.lock:
             return [dict(a) for a in self.code_scanning_alerts[repo] if state in (None, a["state"])]
 
+    def add_analysis(self, repo: str, ref: str, run: dict[str, Any]) -> None:
+        """An analysis GitHub processed earlier (an upload of an earlier version), its alerts opened or closed."""
+        with self.lock:
+            github_code_scanning.analyse(self, repo, ref, run)
+
     def make_public(self, repo: str) -> None:
         """The repository's `private` is false and its `visibility` public (every other repository is private)."""
         self.set_visibility(repo, "public")

@@ -50,7 +50,7 @@ def upload(state: GitHubState, call: Call) -> Reply:
                                      "document": document}
     if not errors:
         for run in document["runs"]:
-            _analyse(state, repo, str(body.get("ref")), run)
+            analyse(state, repo, str(body.get("ref")), run)
     return Reply(202, {"id": sarif_id, "url": state.api(f"/repos/{repo}/code-scanning/sarifs/{sarif_id}")})
 
 
@@ -131,7 +131,7 @@ def _run_problems(i: int, run: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _analyse(state: GitHubState, repo: str, ref: str, run: dict[str, Any]) -> None:
+def analyse(state: GitHubState, repo: str, ref: str, run: dict[str, Any]) -> None:
     """One analysis (tool + category + ref): matching alerts stay open, new ones open, missing ones are fixed."""
     tool, category = run["tool"]["driver"]["name"], run["automationDetails"]["id"]
     alerts = state.code_scanning_alerts[repo]

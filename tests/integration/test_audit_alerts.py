@@ -3,10 +3,14 @@ audit that did not read a file never closes that file's alerts (its run says it 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import httpx
+from redis.asyncio import Redis
 
+from reviewbot.audit.service_state import AuditStore
+from reviewbot.state.audit_keys import retired_key
 from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json
@@ -115,3 +119,33 @@ async def test_a_chunk_that_was_not_audited_keeps_its_files_alerts_and_the_run_s
     assert "invocations" not in last_run(fake_github) or \
         last_run(fake_github)["invocations"][0]["executionSuccessful"] is True
 
+
+
+async def test_a_folder_category_of_an_earlier_version_is_closed_once_by_the_branchs_next_audit(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_github.sarif_pending_polls = 0
+    settings = asked(web, env, fake_github, fake_model, answering(reports_the_injection_in_db))
+    await run_worker_until_idle(settings, redis_url)
+    [alert] = open_on(fake_github, "app/db.py")
+    [first] = await audits(redis_url)
+    # As an earlier version left it: `@app audit app` uploaded to a category of its own, a second alert.
+    legacy = "reviewbot/audit/main/5f2b1c0d9e8a/"
+    fake_github.add_analysis(REPO, "refs/heads/main", {**last_run(fake_github), "automationDetails": {"id": legacy}})
+    client = Redis.from_url(redis_url)
+    try:
+        await AuditStore(client).save(dataclasses.replace(first, id="legacy", paths=["app"], category=legacy,
+                                                          created=first.created - 60))
+        await client.delete(retired_key(REPO, "main"))  # an earlier version ran the first audit
+    finally:
+        await client.aclose()
+    assert len(fake_github.alerts(REPO, "open")) == 2
+
+    for _ in range(2):  # the next audit closes the old category; the one after has nothing left to close
+        ask(web, fake_github, "@reviewbot-test audit")
+        await run_worker_until_idle(settings, redis_url)
+    assert [a["number"] for a in fake_github.alerts(REPO, "open")] == [alert["number"]]
+    assert [a["category"] for a in fake_github.alerts(REPO, "fixed")] == [legacy]
+    retiring = [u for u in fake_github.sarif_uploads.values()
+                if u["document"]["runs"][0]["automationDetails"]["id"] == legacy]
+    assert len(retiring) == 1 and retiring[0]["document"]["runs"][0]["results"] == []

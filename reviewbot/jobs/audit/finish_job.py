@@ -29,6 +29,7 @@ from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
 from reviewbot.jobs.audit.pull_lines import in_diff
+from reviewbot.jobs.audit.retired_categories import retire_categories
 from reviewbot.jobs.audit.unread import unread_findings
 from reviewbot.model import Usage
 from reviewbot.observe.fencing import lease_lost
@@ -109,6 +110,8 @@ async def _finish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, r
         publication = await _publish(deps, redis, port, store, record, snapshot)
         record = dataclasses.replace(record, publication=publication)
         await store.save(record)
+        if publication.where == "code-scanning" and keeps_baseline(record):
+            await retire_categories(port, store, record)
     record = dataclasses.replace(record, published=published_text(publication))
     if keeps_baseline(record):
         await _remember(store, record, done)
