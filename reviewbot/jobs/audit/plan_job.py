@@ -118,46 +118,46 @@ async def _plan(deps: Deps, port: GitHubPort, store: AuditStore, audit_id: str, 
     default = repository.default_branch
     config = (await load_config(port, repo, default, visibility=None)).config  # never the audited branch's
     base = default if pull_number(branch) else branch  # a pull request starts from the default branch's last audit
-    async with audit_tree(deps, port, repo, sha) as root:  # leased until the record is saved
-        scope = paths or config.audit.paths
-        baseline = await store.baseline(repo, base)
-        price = deps.settings.prices.get(deps.settings.model)
-        # arq's tries mostly count hand-overs (CpuBusy), so a plan that kills its worker (memory) is stopped here.
-        if (starts := await store.planning_started(audit_id)) > MAX_PLANNING_STARTS:
-            raise PermanentError(f"planning started {starts - 1} times without finishing (did the worker run out "
-                                 "of memory or time on this tree?)")
-        # Parsing and the call graph take seconds of CPU on a large tree: off the event loop.
+    scope = paths or config.audit.paths
+    baseline = await store.baseline(repo, base)
+    price = deps.settings.prices.get(deps.settings.model)
+    # arq's tries mostly count hand-overs (CpuBusy), so a plan that kills its worker (memory) is stopped here.
+    if (starts := await store.planning_started(audit_id)) > MAX_PLANNING_STARTS:
+        raise PermanentError(f"planning started {starts - 1} times without finishing (did the worker run out "
+                             "of memory or time on this tree?)")
+    # Parsing and the call graph take seconds of CPU on a large tree: off the event loop; the tree leased meanwhile.
+    async with audit_tree(deps, port, repo, sha) as root:
         snapshot, scoped = await asyncio.to_thread(_planned, deps, root, scope, [*config.ignore, *config.audit.ignore],
                                                    {} if full else baseline, price, config.audit.max_usd)
-        blobs = snapshot.blob_ids()
-        selection = scoped.selection
-        audited = [p for c in scoped.chunks for p in c.paths]
-        carried_files = list(selection.carried) if selection is not None else []
-        record = AuditRecord(
-            id=audit_id, installation_id=installation_id, repo=repo, branch=branch, sha=sha, base_branch=base,
-            repo_url=f"{deps.settings.github_url.rstrip('/')}/{urllib.parse.quote(repo, safe='/')}",
-            visibility=repository.visibility,
-            paths=list(scope), full=full, incremental=selection is not None, trigger=trigger,
-            number=number, status="running", created=time.time(), model=deps.settings.model,
-            config=config.model_dump(mode="json"), max_usd=config.audit.max_usd,
-            chunks=scoped.chunks, estimate_usd=scoped.estimate_usd, left_out=scoped.left_out,
-            tree_notes=list(snapshot.notes()),
-            unchanged=len(carried_files), related=len(selection.related) if selection is not None else 0,
-            # A folder's audit is an analysis of the branch's one category: the rest of the branch keeps its findings.
-            carried=[f for p in carried_files for f in baseline.get(p, {}).get("findings") or []]
-            + outside_scope(baseline, scope, blobs),
-            blobs={p: blobs.get(p, "") for p in audited},
-            gone=sorted(p for p in baseline if p not in blobs and under(p, scope)),  # deleted since
-            parsed=scoped.parsed,  # files parsed to plan: the facts cache knew the others' content
-        )
-        # The whole estimate is held before any chunk starts: the audit cannot crowd out the day's reviews.
-        await audit_budget(deps).reserve(installation_id, repo, hold_id(audit_id), scoped.estimate_usd,
-                                         scoped.estimate_tokens)
-        await store.save_callers(audit_id, {p: c for p in audited
-                                            if (c := callers_of(scoped.plan.graph, p, CALLER_POOL))})
-        await store.save_plan(audit_id, scoped.requests)  # before the record: a chunk job only runs after both
-        await store.save(record)
-        return record
+        blobs, notes = snapshot.blob_ids(), list(snapshot.notes())
+    selection = scoped.selection
+    audited = [p for c in scoped.chunks for p in c.paths]
+    carried_files = list(selection.carried) if selection is not None else []
+    record = AuditRecord(
+        id=audit_id, installation_id=installation_id, repo=repo, branch=branch, sha=sha, base_branch=base,
+        repo_url=f"{deps.settings.github_url.rstrip('/')}/{urllib.parse.quote(repo, safe='/')}",
+        visibility=repository.visibility,
+        paths=list(scope), full=full, incremental=selection is not None, trigger=trigger,
+        number=number, status="running", created=time.time(), model=deps.settings.model,
+        config=config.model_dump(mode="json"), max_usd=config.audit.max_usd,
+        chunks=scoped.chunks, estimate_usd=scoped.estimate_usd, left_out=scoped.left_out,
+        tree_notes=notes,
+        unchanged=len(carried_files), related=len(selection.related) if selection is not None else 0,
+        # A folder's audit is an analysis of the branch's one category: the rest of the branch keeps its findings.
+        carried=[f for p in carried_files for f in baseline.get(p, {}).get("findings") or []]
+        + outside_scope(baseline, scope, blobs),
+        blobs={p: blobs.get(p, "") for p in audited},
+        gone=sorted(p for p in baseline if p not in blobs and under(p, scope)),  # deleted since
+        parsed=scoped.parsed,  # files parsed to plan: the facts cache knew the others' content
+    )
+    # The whole estimate is held before any chunk starts: the audit cannot crowd out the day's reviews.
+    await audit_budget(deps).reserve(installation_id, repo, hold_id(audit_id), scoped.estimate_usd,
+                                     scoped.estimate_tokens)
+    await store.save_callers(audit_id, {p: c for p in audited
+                                        if (c := callers_of(scoped.plan.graph, p, CALLER_POOL))})
+    await store.save_plan(audit_id, scoped.requests)  # before the record: a chunk job only runs after both
+    await store.save(record)
+    return record
 
 
 def _planned(deps: Deps, root: Path, scope: list[str], ignore: list[str], baseline: dict[str, dict[str, Any]],
