@@ -54,7 +54,13 @@ class Flow:
 
 
 def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers]) -> FlowSource:
-    """A flow source over a tree: definitions parsed as asked, names found through the repository index."""
+    """A flow source over a tree: definitions parsed as asked, names found through the repository index. Only the
+    tree's listed files are read: a name the verifier asks for, or an import, never reaches an ignored `.env`."""
+    files = frozenset(snapshot.paths())
+
+    def read(path: str) -> str | None:
+        return snapshot.read(path) if path in files else None
+
     index = RepoIndex(snapshot, skip=lambda _: False)
 
     def definitions(path: str) -> Sequence[Definition]:
@@ -64,7 +70,7 @@ def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers]) -> FlowSo
     def locate(name: str, near: str) -> Sequence[tuple[str, Definition]]:
         return index.definitions_of(name, near, limit=MAX_DEFINERS + 1)  # more than that is ambiguous anyway
 
-    return FlowSource(snapshot.read, definitions, locate, callers)
+    return FlowSource(read, definitions, locate, callers)
 
 
 def plan_flow(finding: Finding, source: FlowSource, budget: int = FLOW_TOKENS) -> Flow:

@@ -73,3 +73,12 @@ def test_the_code_a_verifier_names_is_found_by_symbol_or_path_and_nothing_when_t
     assert [b.path for b in asked_code(["exporters.export"], "app/views.py", src, ())] == ["app/exporters.py"]
     assert [b.path for b in asked_code(["app/urls.py"], "app/views.py", src, ())] == ["app/urls.py"]
     assert asked_code(["vendored_exec", "fastdb/core.py"], "app/views.py", src, ()) == ()
+
+
+def test_only_the_tree_s_listed_files_are_read_whatever_the_verifier_names() -> None:
+    class Listed(MemorySnapshot):  # a local audit lists git's files: an ignored .env is on disk, not in the tree
+        def paths(self) -> list[str]:
+            return [p for p in super().paths() if p != ".env"]
+
+    src = tree_source(Listed(FILES | {".env": "SECRET=1\n"}), lambda path: [])
+    assert asked_code([".env", "../.env", "/etc/passwd"], "app/views.py", src, ()) == ()
