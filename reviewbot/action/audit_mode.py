@@ -27,6 +27,7 @@ def audit_step(env: ActionEnv) -> int:
     try:
         workspace = _workspace(env)
         sarif = workspace / (env.inputs.get("sarif-path") or DEFAULT_SARIF)
+        sarif.parent.mkdir(parents=True, exist_ok=True)
         status = audit_command(env.settings, workspace, "", sarif, fmt="sarif")
         if status != 0:  # some chunks failed; the runner's state does not outlive the job, so no resume
             raise ConfigError("the audit could not finish (some chunks failed; see the log above)")

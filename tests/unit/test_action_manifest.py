@@ -9,7 +9,9 @@ from typing import Any
 
 import yaml
 
-from reviewbot.action.environment import INPUTS, from_environ, read_input
+from reviewbot.action.environment import INPUTS, OWN_INPUTS, from_environ, read_input
+from reviewbot.action.outputs import StepOutputs
+from reviewbot.settings import Settings
 
 MANIFEST = Path(__file__).resolve().parents[2] / "action.yml"
 
@@ -22,7 +24,7 @@ def manifest() -> dict[str, Any]:
 def test_every_input_is_passed_to_the_command_under_a_name_it_reads() -> None:
     data = manifest()
     inputs = set(data["inputs"]) - {"python-version"}
-    assert inputs == set(INPUTS) | {"blocking-severity"}
+    assert inputs == set(INPUTS) | set(OWN_INPUTS)
     [review] = [s for s in data["runs"]["steps"] if "reviewbot\" action" in str(s.get("run"))]
     for name in inputs:
         env_name = "INPUT_" + name.upper().replace("-", "_")
@@ -34,9 +36,30 @@ def test_every_input_is_passed_to_the_command_under_a_name_it_reads() -> None:
 
 def test_only_the_actions_own_checkout_is_installed_and_nothing_else_is_checked_out() -> None:
     steps = manifest()["runs"]["steps"]
-    assert data_uses(steps) == ["actions/setup-python@v5"]
+    assert data_uses(steps) == ["actions/setup-python@v5", "actions/cache@v4"]
     [install] = [s for s in steps if "pip install" in str(s.get("run"))]
-    assert install["env"] == {"ACTION_PATH": "${{ github.action_path }}"} and '"$ACTION_PATH"' in install["run"]
+    assert install["env"]["ACTION_PATH"] == "${{ github.action_path }}" and '"$ACTION_PATH"' in install["run"]
+    assert "$ACTION_PATH[" not in install["run"]  # no extra: the service's web server, queue and embedded Redis stay out
+
+
+def test_the_jobs_own_python_and_path_are_left_alone() -> None:
+    """setup-python would put its Python first on PATH for every later step of the job; here it only hands its
+    path to the private venv, and no step writes the job's PATH or environment."""
+    steps = manifest()["runs"]["steps"]
+    [python] = [s for s in steps if s.get("uses", "").startswith("actions/setup-python")]
+    assert python["with"]["update-environment"] is False
+    assert all("GITHUB_PATH" not in str(s.get("run")) and "GITHUB_ENV" not in str(s.get("run")) for s in steps)
+    [install] = [s for s in steps if "pip install" in str(s.get("run"))]
+    assert install["env"]["PYTHON"] == f"${{{{ steps.{python['id']}.outputs.python-path }}}}"
+
+
+def test_every_output_the_command_writes_is_declared_and_the_budget_default_is_the_services() -> None:
+    data = manifest()
+    written = {name for name, _ in StepOutputs("reviewed").pairs()}
+    assert set(data["outputs"]) == written
+    assert all(o["value"] == f"${{{{ steps.run.outputs.{name} }}}}" for name, o in data["outputs"].items())
+    default = Settings.load({}, env_file=None).review_token_budget
+    assert int(data["inputs"]["review-token-budget"]["default"]) == default
 
 
 def data_uses(steps: list[dict[str, Any]]) -> list[str]:
