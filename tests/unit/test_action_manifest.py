@@ -4,6 +4,7 @@ under the name it reads; nothing checks out the pull request's code; markers out
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ def test_only_the_actions_own_checkout_is_installed_and_nothing_else_is_checked_
     assert data_uses(steps) == ["actions/setup-python@v5", "actions/cache@v4"]
     [install] = [s for s in steps if "pip install" in str(s.get("run"))]
     assert install["env"]["ACTION_PATH"] == "${{ github.action_path }}" and '"$ACTION_PATH"' in install["run"]
-    assert "$ACTION_PATH[" not in install["run"]  # no extra: the service's web server, queue and embedded Redis stay out
+    assert "$ACTION_PATH[" not in install["run"]  # no extra: no web server, queue or embedded Redis
 
 
 def test_the_jobs_own_python_and_path_are_left_alone() -> None:
@@ -86,3 +87,24 @@ def test_the_workspace_env_file_is_never_read(tmp_path: Path, monkeypatch: Any) 
     (tmp_path / ".env").write_text("REVIEWBOT_MODEL_BASE_URL=https://attacker.example/v1\n")
     monkeypatch.chdir(tmp_path)  # the pull request's files could be here if a workflow checked them out
     assert from_environ(job_env(tmp_path, "ghs_x")).settings.model_base_url is None
+
+
+def cache_key(tmp_path: Path, pyproject: str, python: str) -> str:
+    """The key the action's `deps` step computes, run as the runner runs it (bash, the step's env)."""
+    [step] = [s for s in manifest()["runs"]["steps"] if s.get("id") == "deps"]
+    action = tmp_path / "action"
+    action.mkdir(exist_ok=True)
+    (action / "pyproject.toml").write_text(pyproject)
+    out = tmp_path / "output"
+    out.write_text("")
+    env = {"PATH": "/usr/bin:/bin", "ACTION_PATH": str(action), "PYTHON_VERSION": python, "RUNNER_OS": "Linux",
+           "RUNNER_ARCH": "X64", "RUNNER_TEMP": str(tmp_path), "GITHUB_OUTPUT": str(out)}
+    subprocess.run(["bash", "-e", "-c", step["run"]], env=env, check=True)
+    return dict(line.split("=", 1) for line in out.read_text().splitlines())["key"]
+
+
+def test_the_dependency_cache_is_renewed_when_requirements_or_python_change(tmp_path: Path) -> None:
+    key = cache_key(tmp_path, "version = '1.0.0'\n", "3.11.9")
+    assert key == cache_key(tmp_path, "version = '1.0.0'\n", "3.11.9")  # the next run restores it
+    assert key != cache_key(tmp_path, "version = '1.1.0'\n", "3.11.9")  # a release, or new requirements
+    assert key != cache_key(tmp_path, "version = '1.0.0'\n", "3.11.10")  # the venv links to its Python
