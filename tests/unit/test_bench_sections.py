@@ -31,6 +31,7 @@ def test_a_section_is_replaced_between_its_markers_and_nothing_else_moves(tmp_pa
     page.write_text("# B\n\nkept\n<!-- bench:real:start -->\nold\n<!-- bench:real:end -->\nafter\n")
     monkeypatch.setattr(readme, "BENCHMARKS", page)
     readme.write_section("real", "| new | table |\n")
-    assert page.read_text() == "# B\n\nkept\n<!-- bench:real:start -->\n| new | table |\n<!-- bench:real:end -->\nafter\n"
+    assert page.read_text() == ("# B\n\nkept\n<!-- bench:real:start -->\n| new | table |\n"
+                                "<!-- bench:real:end -->\nafter\n")
     with pytest.raises(SystemExit, match="no <!-- bench:nope:start -->"):
         readme.write_section("nope", "x")
