@@ -47,6 +47,9 @@ class Case(BaseModel):
     audited: str  # the release's subdirectory an audit covers
     language: str
     cwe: str
+    # How far the sink is from the source: another package directory, or (where a release keeps all of one
+    # language's sources in one folder) another module of that folder.
+    apart: Literal["directory", "module"] = "directory"
     title: str
     flow: str
     via: tuple[str, ...] = ()
@@ -73,7 +76,9 @@ class Case(BaseModel):
         return [line.removeprefix("+++ b/") for line in self.patch_text().splitlines() if line.startswith("+++ b/")]
 
     def far_apart(self) -> bool:
-        """The flow leaves the source's file and package directory on its way to the sink."""
+        """The flow reaches the sink as far from the source as `apart` says."""
+        if self.apart == "module":
+            return self.sink.path != self.source.path
         here = PurePosixPath(self.source.path).parent
         return self.sink.path != self.source.path and any(
             PurePosixPath(where.path).parent != here for _, where in self.pieces)
