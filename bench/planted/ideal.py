@@ -2,7 +2,8 @@
 
 It knows nothing of how an audit plans its requests. Given the texts of the requests an audit would send, a case
 is found iff at least one single request holds the source line's text, the sink line's text and the definition
-line of every intermediate function. Such a model reports the flaw once per request that shows it all, so a case
+line of every intermediate function (as plain text, or escaped inside a JSON string when the texts are request
+bodies as sent). Such a model reports the flaw once per request that shows it all, so a case
 seen in three requests is reported three times: keeping that to one is the audit's deduplication's job, and the
 judge counts the extra reports for it.
 """
@@ -52,12 +53,17 @@ class Summary:
         return self.cases - self.found
 
 
+def shows(request: str, line: str) -> bool:
+    """The request holds the line, as plain text or escaped inside a JSON string (a request body as sent)."""
+    return line in request or json.dumps(line, ensure_ascii=False)[1:-1] in request
+
+
 def judge_case(requests: Sequence[str], case: Case) -> Verdict:
     holding = tuple(index for index, text in enumerate(requests)
-                    if all(where.text in text for _, where in case.pieces))
+                    if all(shows(text, where.text) for _, where in case.pieces))
     seen: list[PieceKind] = []
     for kind, where in case.pieces:
-        if kind not in seen and any(where.text in text for text in requests):
+        if kind not in seen and any(shows(text, where.text) for text in requests):
             seen.append(kind)
     return Verdict(case.id, case.cwe, holding, tuple(seen))
 

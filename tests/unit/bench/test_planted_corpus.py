@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from bench.planted.apply import ReleaseMissing, copy_release, default_cache, find_sdist, materialise
+from bench.planted.apply import ReleaseMissing, copy_release, default_cache, find_sdist, materialise, misplaced
 from bench.planted.cases import Case, by_release, load_corpus
+from bench.planted.ideal import judge
 
 CASES = load_corpus()
 RELEASES = by_release(CASES)
@@ -43,16 +46,36 @@ def test_the_cases_of_one_release_patch_disjoint_files(release: tuple[str, str])
     assert files and len(files) == len(set(files))
 
 
-@pytest.mark.parametrize("release", sorted(RELEASES), ids=lambda release: "-".join(release))
-def test_every_patch_applies_to_the_cached_release_and_each_line_is_where_stated(
-        release: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> None:
+@pytest.fixture(scope="module", params=sorted(RELEASES), ids=lambda release: "-".join(release))
+def patched(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Case], Path]:
+    """One release from the benchmark cache with all its cases applied, or a skip saying how to get it."""
     cache = default_cache()
-    package, version = release
+    package, version = request.param
     if not (cache / package / ".git").exists() and find_sdist(package, version, cache) is None:
         pytest.skip(f"{package} {version} is not in {cache}: `python -m bench.planted.apply --download` fetches it")
     tree = tmp_path_factory.mktemp(f"{package}-{version}")
-    origin, problems = materialise(RELEASES[release], tree, cache)
+    origin, problems = materialise(RELEASES[request.param], tree, cache)
     assert problems == [], origin
+    return RELEASES[request.param], tree
+
+
+def test_every_patch_applies_to_the_cached_release_and_each_line_is_where_stated(
+        patched: tuple[list[Case], Path]) -> None:
+    cases, tree = patched
+    assert all(misplaced(tree, case) == [] for case in cases)
+
+
+def test_no_case_is_visible_in_one_file_alone_but_each_is_with_the_files_of_its_flow(
+        patched: tuple[list[Case], Path]) -> None:
+    """The ideal stand-in on the real patched trees: one request per file finds nothing; one per flow finds all."""
+    cases, tree = patched
+    files = sorted({where.path for case in cases for _, where in case.pieces})
+    alone = [(tree / path).read_text(encoding="utf-8") for path in files]
+    assert [v.case_id for v in judge(alone, cases) if v.found] == []
+    flows = ["\n".join((tree / path).read_text(encoding="utf-8") for path in dict.fromkeys(
+        where.path for _, where in case.pieces)) for case in cases]
+    verdicts = judge(flows, cases)
+    assert [v.requests for v in verdicts] == [(index,) for index in range(len(cases))]
 
 
 def test_a_release_missing_from_the_cache_says_how_to_get_it(tmp_path_factory: pytest.TempPathFactory) -> None:

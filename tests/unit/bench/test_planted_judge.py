@@ -33,6 +33,13 @@ def test_a_case_is_found_once_when_one_request_holds_source_intermediate_and_sin
     assert verdict.found and verdict.requests == (1,) and verdict.reports == 1 and verdict.duplicates == 0
 
 
+def test_a_request_body_as_sent_counts_with_its_json_escaping() -> None:
+    body = json.dumps({"messages": [{"role": "user", "content": request(SOURCE, HELPER, SINK)}]})
+    assert SINK not in body
+    [verdict] = judge([body], [case()])
+    assert verdict.found
+
+
 def test_source_and_sink_in_different_requests_are_missed_though_each_was_seen() -> None:
     [verdict] = judge([request(SOURCE, HELPER), request(SINK)], [case()])
     assert not verdict.found and verdict.reports == 0
