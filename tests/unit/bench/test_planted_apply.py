@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bench.planted.apply import PatchFailed, materialise
+from bench.planted.apply import PatchFailed, main, materialise
 from bench.planted.cases import Case, load_corpus
 
 VIEWS = "def show(request):\n    name = request.GET.get('name')\n    return name\n"
@@ -96,3 +96,16 @@ def test_a_patch_that_does_not_apply_names_its_case(tmp_path: Path, cache: Path)
     broken = PATCH_VIEWS.replace("    return name\n", "    return name.upper()\n")
     with pytest.raises(PatchFailed, match=r"^views: "):
         materialise(corpus(tmp_path, {"views": broken}), tmp_path / "tree", cache)
+
+
+def test_the_command_builds_one_tree_per_release_and_fails_on_a_misplaced_line(
+        tmp_path: Path, cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus(tmp_path, {"views": PATCH_VIEWS, "store": PATCH_STORE})
+    assert main(["--corpus", str(tmp_path / "corpus" / "corpus.yaml"), "--cache", str(cache),
+                 "--dest", str(tmp_path / "out")]) == 0
+    assert f"{tmp_path / 'out' / 'demo-1.0'}: 2 cases on " in capsys.readouterr().out
+    (tmp_path / "corpus" / "corpus.yaml").write_text(
+        (tmp_path / "corpus" / "corpus.yaml").read_text().replace("line: 9", "line: 8"))
+    assert main(["--corpus", str(tmp_path / "corpus" / "corpus.yaml"), "--cache", str(cache),
+                 "--dest", str(tmp_path / "again")]) == 1
+    assert "MISPLACED views sink demo/db/store.py:8" in capsys.readouterr().out
