@@ -1,7 +1,10 @@
-"""Signature changes a reviewer would call signature changes: past a long header's cut, or in one overload."""
+"""Callers of a changed signature reach the prompt or the left-out list: changes past a long header's cut or in
+one overload count, and a caller past the cap is listed with its calling line."""
 
 from __future__ import annotations
 
+from reviewbot.review.context.calls import first_call
+from reviewbot.review.context.selection import MAX_FILES_PER_NAME
 from reviewbot.review.context.symbols import MAX_SIGNATURE_CHARS, parse
 from reviewbot.review.prompt.plan import Plan
 from tests.context_helpers import context_text, plan_for
@@ -48,3 +51,26 @@ def test_a_change_to_one_overload_is_a_signature_change() -> None:
     plan = plan_for(base, head)
     assert "return load(1)" in context_text(plan)
     assert _reason(plan, "app/use.py") == "uses `load`, whose signature this pull request changes"
+
+
+def test_callers_past_the_cap_are_listed_with_their_calling_line() -> None:
+    callers = {f"app/use_{i:02}.py": f"from app.calc import total\n\n\ndef f{i}(x):\n    return total(x)  # {i}\n"
+               for i in range(MAX_FILES_PER_NAME + 5)}
+    base = {"app/calc.py": "def total(items):\n    return sum(items)\n", **callers}
+    head = {**base, "app/calc.py": "def total(items, tax):\n    return sum(items) * tax\n"}
+    plan = plan_for(base, head)
+    shown = {p for p, _, _ in plan.coverage.context}
+    listed = dict(plan.coverage.left_out)
+    assert set(callers) <= shown | set(listed)  # every caller reaches the prompt or the list
+    capped = [p for p in callers if p not in shown]
+    assert capped
+    for path in capped:
+        number = int(path[-5:-3])
+        assert listed[path].endswith(f"likeliest callers are included); line 5: return total(x)  # {number}")
+
+
+def test_first_call_prefers_a_call_to_an_earlier_mention() -> None:
+    text = "from app import total\n\nx = subtotal(1)\ny = total (2)\n"
+    assert first_call(text, "total") == (4, "y = total (2)")
+    assert first_call("import total\n", "total") == (1, "import total")
+    assert first_call("subtotal(1)\n", "total") is None
