@@ -1,7 +1,7 @@
 """Caller recall on real history: commits of httpx, pydantic and flask that change a signature with callers.
 
-Pick the commits (once; the list is kept in bench/recall_commits.json):
-    .venv/bin/python -m bench.recall_history pick NAME GIT_DIR [COUNT]
+Pick the commits (once; the list is kept in bench/recall_commits.json), the newest COUNT after the newest SKIP:
+    .venv/bin/python -m bench.recall_history pick NAME GIT_DIR [COUNT [SKIP]]
 Measure (every listed commit of every project whose git directory is given):
     .venv/bin/python -m bench.recall_history run NAME=GIT_DIR ...
 
@@ -53,11 +53,14 @@ def qualifies(repo: Path, commit: str) -> bool:
                for c in callers(str(repo), parents[0], path, name) if c.endswith(".py"))
 
 
-def pick(repo: Path, count: int) -> list[str]:
-    """The newest `count` qualifying commits of the default branch, newest first."""
+def pick(repo: Path, count: int, skip: int = 0) -> list[str]:
+    """The newest `count` qualifying commits of the default branch after the newest `skip`, newest first."""
     out: list[str] = []
     for commit in git(repo, "log", "--no-merges", "--format=%H", "HEAD", "--", "*.py").split():
         if qualifies(repo, commit):
+            if skip:
+                skip -= 1
+                continue
             out.append(commit)
             print(f"{commit[:10]} ({len(out)}/{count})", file=sys.stderr)
             if len(out) >= count:
@@ -69,7 +72,7 @@ def run(projects: dict[str, Path]) -> dict[str, dict[str, float]]:
     listed: dict[str, list[str]] = json.loads(COMMITS.read_text())
     table: dict[str, dict[str, float]] = {}
     for name, git_dir in projects.items():
-        repo = work_repo(name, git_dir)
+        repo = work_repo(name.split("-", 1)[0], git_dir)  # `httpx-older`: a second sample of one project
         results: list[Recall] = [check(str(repo), f"{c}^", c) for c in listed[name]]
         total = sum(r.total for r in results)
         found = sum(r.total - len(r.missing) for r in results)
@@ -85,7 +88,8 @@ def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["pick"]:
         name, git_dir = args[1], Path(args[2])
-        commits = pick(work_repo(name, git_dir), int(args[3]) if len(args) > 3 else 25)
+        count, skip = int(args[3]) if len(args) > 3 else 25, int(args[4]) if len(args) > 4 else 0
+        commits = pick(work_repo(name.split("-", 1)[0], git_dir), count, skip)
         data = json.loads(COMMITS.read_text()) if COMMITS.exists() else {}
         data[name] = commits
         COMMITS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
