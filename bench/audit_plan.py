@@ -131,7 +131,7 @@ def after(snapshot: Snapshot, known: dict[str, list], only: tuple[str, ...] | No
     reported = Counter[tuple[str, int, str]]((f.path, f.line, f.cwe or "") for f in kept)
     for batch in batches:
         start = time.process_time()
-        asked = batch_messages(plan.messages(plan.chunks[batch.owner], snapshot.read), batch, snapshot.read)
+        asked = batch_messages(plan.messages(plan.chunks[batch.owner], snapshot.read), batch.findings, snapshot.read)
         spent += time.process_time() - start
         bill.charge(asked, verdicts(len(batch.findings)))
         reported.update((f.path, f.line, f.cwe or "") for f in batch.findings)

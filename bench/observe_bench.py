@@ -1,7 +1,7 @@
 """What observability costs: per-review recording, /metrics, the dashboard and `usage` over a big ledger.
 
 Run from the repository root: `.venv/bin/python bench/observe_bench.py [records]` (default 50,000). It uses a
-throwaway embedded Redis on a unix socket; the numbers go in the README.
+throwaway embedded Redis on a unix socket; the numbers go in docs/benchmarks.md (Observability).
 """
 
 from __future__ import annotations

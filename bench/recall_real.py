@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 
 from bench.bench_real import PYTHON, django_repo, git
 
@@ -61,14 +62,25 @@ def callers(repo: str, base: str, path: str, name: str) -> list[str]:
     return sorted({p.split(":", 1)[1] for p in listed} - {path})
 
 
-def check(repo: str, base: str, head: str) -> list[str]:
+@dataclass
+class Recall:
+    """One review's callers of changed signatures: how many, how many shown, which neither shown nor listed."""
+
+    total: int = 0
+    shown: int = 0
+    tokens: int = 0  # the prompt's estimated tokens
+    missing: list[str] = field(default_factory=list)
+
+
+def check(repo: str, base: str, head: str) -> Recall:
     with tempfile.TemporaryDirectory() as data:
         out = subprocess.run([PYTHON, "-m", "reviewbot", "review", "--repo", repo, "--base", base, "--head", head,
                               "--dry-run", "--format", "json"], check=True, capture_output=True, text=True,
                              env={**os.environ, "REVIEWBOT_DATA_DIR": data}).stdout
-    coverage = json.loads(out)["coverage"]
+    plan = json.loads(out)
+    coverage = plan["coverage"]
     shown = {c["path"] for c in coverage["context"]}
-    listed = {c["path"]: c["reason"] for c in coverage["left_out"]}
+    listed = {c["path"]: c["why"] for c in coverage["left_out"]}
     changed = set(git(repo, "diff", "--name-only", base, head).split())
     missing = []
     total = in_context = 0
@@ -83,15 +95,15 @@ def check(repo: str, base: str, head: str) -> list[str]:
             if caller not in shown and caller not in listed:
                 missing.append(f"{base}..{head}: {caller} calls `{name}` ({path})")
     print(f"{base}..{head}: {total} calling file(s); {in_context} in the context, "
-          f"{total - in_context - len(missing)} listed as left out, {len(missing)} missing")
-    return missing
+          f"{total - in_context - len(missing)} listed as left out, {len(missing)} missing", file=sys.stderr)
+    return Recall(total, in_context, plan["prompt_tokens_estimate"], missing)
 
 
 def main() -> None:
     args = sys.argv[1:]
     repo = str(django_repo())
     pairs = list(zip(args[::2], args[1::2], strict=True)) or [("v5.2", "v5.2.1"), ("v5.2.1", "v5.2.2")]
-    missing = [m for base, head in pairs for m in check(repo, base, head)]
+    missing = [m for base, head in pairs for m in check(repo, base, head).missing]
     print("\n".join(missing) or "every caller is in the context or listed as left out")
     sys.exit(1 if missing else 0)
 

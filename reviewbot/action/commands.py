@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 
 from reviewbot.action.reviewing import Outcome, Run, review_in_action
-from reviewbot.commands.help import help_text
 from reviewbot.errors import GitHubError
 from reviewbot.jobs.commands.refusal import MAY_SPEND, tell_not_allowed, told_before
 from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
@@ -15,6 +14,20 @@ from reviewbot.webhooks.events import CommentCommand
 log = logging.getLogger(__name__)
 NO_STATE = ("`{name} {verb}` needs reviewbot's server, which keeps state between runs; in the GitHub Action, "
             "automatic reviews follow the workflow's `on:` triggers (filter them with `if:` on a label, for example).")
+NO_AUDIT = ("`{name} audit` needs reviewbot's server; in the GitHub Action, a security audit is a workflow of its own "
+            "with `mode: audit`, on a schedule or by hand, that uploads SARIF to code scanning (see the action's "
+            "documentation).")
+# Only what this workflow answers: the App's own help also lists pause, resume, audit and thread commands.
+HELP = """reviewbot (the GitHub Action) answers these commands in a pull request comment, each in a paragraph of \
+its own:
+
+- `{name} review`: review the latest commit (only what changed since the last review).
+- `{name} full review`: review everything again, ignoring earlier findings.
+- `{name} security-review`: a full review against the security checklist, findings tagged with CWE ids and \
+every one verified.
+- `{name} help`: this message.
+
+Only people with write access to the repository can start reviews."""
 
 
 async def run_command(run: Run, command: CommentCommand) -> Outcome:
@@ -33,11 +46,12 @@ async def run_command(run: Run, command: CommentCommand) -> Outcome:
         trigger = SECURITY_TRIGGER if verb == "security-review" else "comment"
         return await review_in_action(run, ReviewRequest(0, repo, number, pull.head_sha, trigger=trigger,
                                                          full=verb != "review", run=run.run_id))
-    if verb in ("pause", "resume"):
-        await port.create_issue_comment(repo, number, NO_STATE.format(name=f"@{name}", verb=verb))
+    if verb in ("pause", "resume", "audit"):
+        why = NO_AUDIT if verb == "audit" else NO_STATE
+        await port.create_issue_comment(repo, number, why.format(name=f"@{name}", verb=verb))
         return Outcome("skipped", f"{verb} is not available in the GitHub Action")
     prefix = "" if verb == "help" else "I did not understand that command.\n\n"
-    await port.create_issue_comment(repo, number, prefix + help_text(name))
+    await port.create_issue_comment(repo, number, prefix + HELP.format(name=f"@{name}"))
     return Outcome("skipped", "answered with the list of commands")
 
 

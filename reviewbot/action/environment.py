@@ -16,7 +16,13 @@ from reviewbot.settings import Settings
 # `INPUT_<NAME>`, upper-cased with its hyphens kept (`INPUT_BLOCKING-SEVERITY`).
 INPUTS = {"model": "REVIEWBOT_MODEL", "api-token": "CLOUDFLARE_API_TOKEN",
           "cloudflare-account-id": "CLOUDFLARE_ACCOUNT_ID", "model-base-url": "REVIEWBOT_MODEL_BASE_URL",
-          "marker-secret": "REVIEWBOT_MARKER_SECRET", "github-token": "GITHUB_TOKEN"}
+          "marker-secret": "REVIEWBOT_MARKER_SECRET", "github-token": "GITHUB_TOKEN",
+          "review-token-budget": "REVIEWBOT_REVIEW_TOKEN_BUDGET"}
+# Inputs the command reads itself rather than as settings.
+OWN_INPUTS = ("blocking-severity", "author-associations", "mode", "sarif-path")
+# Whose pull requests are reviewed without anyone asking: people the repository already trusts. A fork's author
+# is usually CONTRIBUTOR or NONE, and under pull_request_target their pull request would spend the team's key.
+DEFAULT_AUTHORS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 PASSED_ON = ("GITHUB_API_URL", "GITHUB_SERVER_URL", "RUNNER_TEMP")
 
 
@@ -30,6 +36,9 @@ class ActionEnv:
     blocking_severity: str | None = None
     summary_path: Path | None = None
     inputs: dict[str, str] = field(default_factory=dict)
+    authors: frozenset[str] = DEFAULT_AUTHORS  # author associations reviewed automatically; "*": everyone
+    output_path: Path | None = None  # GITHUB_OUTPUT: the step's outputs for later steps
+    workspace: Path | None = None  # GITHUB_WORKSPACE: what an audit reads (never a pull request's head)
 
 
 def read_input(environ: Mapping[str, str], name: str) -> str:
@@ -46,7 +55,7 @@ def from_environ(environ: Mapping[str, str]) -> ActionEnv:
         event = json.loads(Path(environ["GITHUB_EVENT_PATH"]).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read the event payload at GITHUB_EVENT_PATH: {exc}") from None
-    inputs = {name: value for name in (*INPUTS, "blocking-severity") if (value := read_input(environ, name))}
+    inputs = {name: value for name in (*INPUTS, *OWN_INPUTS) if (value := read_input(environ, name))}
     mapping = {k: v for k, v in environ.items() if k.startswith("REVIEWBOT_") or k in PASSED_ON}
     mapping["GITHUB_TOKEN"] = environ.get("GITHUB_TOKEN", "")
     mapping.update({INPUTS[name]: value for name, value in inputs.items() if name in INPUTS})
@@ -61,8 +70,19 @@ def from_environ(environ: Mapping[str, str]) -> ActionEnv:
     if not settings.github_token:
         raise ConfigError("no GitHub token: pass `github-token: ${{ github.token }}` (the default) or set "
                           "GITHUB_TOKEN")
-    summary = environ.get("GITHUB_STEP_SUMMARY")
     run = f"action-{environ.get('GITHUB_RUN_ID', '0')}-{environ.get('GITHUB_RUN_ATTEMPT', '1')}"
     return ActionEnv(environ["GITHUB_EVENT_NAME"], event if isinstance(event, dict) else {},
                      environ["GITHUB_REPOSITORY"], run, settings, inputs.get("blocking-severity") or None,
-                     Path(summary) if summary else None, inputs)
+                     _path(environ, "GITHUB_STEP_SUMMARY"), inputs, authors(inputs.get("author-associations")),
+                     _path(environ, "GITHUB_OUTPUT"), _path(environ, "GITHUB_WORKSPACE"))
+
+
+def authors(text: str | None) -> frozenset[str]:
+    """`OWNER, member` → {OWNER, MEMBER}; empty → the default."""
+    names = frozenset(part.strip().upper() for part in (text or "").replace("\n", ",").split(",") if part.strip())
+    return names or DEFAULT_AUTHORS
+
+
+def _path(environ: Mapping[str, str], name: str) -> Path | None:
+    value = environ.get(name)
+    return Path(value) if value else None

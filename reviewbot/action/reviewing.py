@@ -4,25 +4,28 @@ in-memory stand-ins where the service uses Redis and in-process polling where th
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.action.action_check import ActionCheck
 from reviewbot.action.memory import MemoryRedis
+from reviewbot.action.outputs import check_run_url, review_url
 from reviewbot.action.permissions import MissingPermission, explain, refused
 from reviewbot.app.port import GitHubPort, PullInfo
-from reviewbot.errors import ModelQueued, PermanentError, RetryableError
+from reviewbot.errors import ModelPermanent, ModelQueued, PermanentError, RetryableError
 from reviewbot.inference.client import ModelClient
 from reviewbot.inference.memo import MemoryMemo
 from reviewbot.inference.polling import answer_polling
 from reviewbot.inference.structured import StructuredReviewer
 from reviewbot.inference.tools import RepoTools
 from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, load_config
-from reviewbot.jobs.pr_review.pipeline import ReviewPorts, review_head
+from reviewbot.jobs.pr_review.pipeline import Reviewed, ReviewPorts, review_head
 from reviewbot.jobs.pr_review.post_review import review_markers
 from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
 from reviewbot.review.config import LoadedConfig, RepoConfig
+from reviewbot.review.engine import ReviewInput, ReviewResult
 from reviewbot.review.findings.dismissals import Learning
+from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.settings import Settings
 from reviewbot.state.learnings_store import from_config
 
@@ -37,6 +40,10 @@ class Outcome:
     conclusion: str | None = None  # the check run's, when one was completed
     title: str = ""
     summary: str = ""
+    findings: dict[str, int] = field(default_factory=dict)  # the review's findings by severity
+    review_url: str = ""
+    check_run_url: str = ""
+    cost_usd: float | None = None  # what the model was paid, when it was asked
 
 
 @dataclass(frozen=True)
@@ -67,13 +74,19 @@ async def review_in_action(run: Run, request: ReviewRequest) -> Outcome:
         return Outcome("skipped", f"commit {pull.head_sha[:7]} was already reviewed")
     check = ActionCheck(port, repo, pull.head_sha, number)
     await check.open("in_progress", "Review in progress", "reviewbot is reading the changes.")
+    answers: list[ReviewResult] = []
     try:
-        await _review(run, check, request, pull, LoadedConfig(config, loaded.errors, loaded.notes))
+        reviewed = await _review(run, check, request, pull, LoadedConfig(config, loaded.errors, loaded.notes),
+                                 answers)
     except (PermanentError, RetryableError) as exc:
         if refused(exc) and not isinstance(exc, MissingPermission):  # the check run worked: the review was refused
             exc = explain(exc, "pull-requests", "post the review or its comments")
         await check.fail(str(exc))
-        return Outcome("failed", str(exc), *(check.ended or (None, "", "")))
+        paid = exc.usage.cost_usd if isinstance(exc, ModelPermanent) else None  # a failed request is billed too
+        conclusion, title, summary = check.ended or (None, "", "")
+        return Outcome("failed", str(exc), conclusion, title, summary,
+                       check_run_url=check_run_url(pull.html_url, check.id),
+                       cost_usd=answers[-1].report.usage.cost_usd if answers else paid)
     except Exception:
         await check.fail(INTERNAL)
         raise
@@ -81,11 +94,21 @@ async def review_in_action(run: Run, request: ReviewRequest) -> Outcome:
         return Outcome("failed", "the review ended without completing its check run")
     conclusion, title, summary = check.ended
     return Outcome("reviewed" if conclusion not in ("skipped", "cancelled") else "skipped", title, conclusion,
-                   title, summary)
+                   title, summary, findings=_by_severity(answers, config),
+                   review_url=review_url(pull.html_url, reviewed.review_id),
+                   check_run_url=check_run_url(pull.html_url, check.id),
+                   cost_usd=answers[-1].report.usage.cost_usd if answers else None)
 
 
-async def _review(run: Run, check: ActionCheck, request: ReviewRequest, pull: PullInfo, loaded: LoadedConfig) -> None:
+async def _review(run: Run, check: ActionCheck, request: ReviewRequest, pull: PullInfo, loaded: LoadedConfig,
+                  answers: list[ReviewResult]) -> Reviewed:
+    """The pipeline; `answers` receives the model's answer, for the step's outputs (findings and cost)."""
     settings = run.settings
+    polling = answer_polling(_queued)
+
+    async def answer(review_input: ReviewInput, reviewer: StructuredReviewer) -> ReviewResult:
+        answers.append(await polling(review_input, reviewer))
+        return answers[-1]
 
     def reviewer(tools: RepoTools | None, images: list[dict[str, Any]]) -> StructuredReviewer:
         return StructuredReviewer(run.client, memo=MemoryMemo(), tools=tools, max_turns=settings.max_tool_turns,
@@ -95,13 +118,23 @@ async def _review(run: Run, check: ActionCheck, request: ReviewRequest, pull: Pu
         return from_config(config.learnings)  # no memory between runs: only the configuration's
 
     ports = ReviewPorts(settings=settings, port=run.port, store=MemoryRedis(), reviewer=reviewer,
-                        answer=answer_polling(_queued), learnings=learnings, app="reviewbot")
-    await review_head(ports, check, request, pull, loaded, security=request.trigger == SECURITY_TRIGGER,
+                        answer=answer, learnings=learnings, app="reviewbot")
+    return await review_head(ports, check, request, pull, loaded, security=request.trigger == SECURITY_TRIGGER,
                       full=request.full)
 
 
 def _queued(exc: ModelQueued) -> None:
     log.info("the model provider queued the review; polling", extra={"retry_after": exc.retry_after})
+
+
+def _by_severity(answers: list[ReviewResult], config: RepoConfig) -> dict[str, int]:
+    """The findings the review reports (at or above the repository's severity_threshold), by severity."""
+    if not answers:
+        return {}
+    placement = answers[-1].report.placement
+    shown = [a.finding for a in placement.inline] + list(placement.outside)
+    threshold = SEVERITY_RANK[config.severity_threshold]
+    return {s: n for s in SEVERITY_RANK if (n := sum(f.severity == s for f in shown)) and SEVERITY_RANK[s] <= threshold}
 
 
 def _blocking(config: RepoConfig, severity: str | None) -> RepoConfig:

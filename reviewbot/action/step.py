@@ -12,9 +12,10 @@ import httpx
 
 from reviewbot.action.commands import run_command
 from reviewbot.action.environment import ActionEnv
+from reviewbot.action.outputs import StepOutputs, append_summary, write_outputs
 from reviewbot.action.permissions import FORK_NOTE
 from reviewbot.action.reviewing import INTERNAL, Outcome, Run, review_in_action
-from reviewbot.action.trigger import action_decision
+from reviewbot.action.trigger import action_decision, outside_author
 from reviewbot.app.port import GitHubPort
 from reviewbot.errors import ConfigError, PermanentError, RetryableError, ReviewbotError
 from reviewbot.inference.factory import model_client
@@ -56,6 +57,9 @@ async def _act(env: ActionEnv) -> Outcome:
     decision = action_decision(env)
     if not isinstance(decision, ReviewRequest | CommentCommand):
         return Outcome("nothing", getattr(decision, "reason", type(decision).__name__))
+    if isinstance(decision, ReviewRequest) and (outside := outside_author(env)):
+        log.info("skipped: %s", outside)  # before any secret is needed or anything is paid for
+        return Outcome("skipped", outside)
     missing = env.settings.missing_for_model()
     fork = env.event_name == "pull_request" and _from_fork(env.event)
     if missing and (isinstance(decision, ReviewRequest) or decision.command.verb in REVIEW_VERBS):
@@ -69,6 +73,8 @@ async def _act(env: ActionEnv) -> Outcome:
     try:
         async with httpx.AsyncClient(timeout=httpx.Timeout(env.settings.model_timeout, connect=10.0)) as http:
             run = Run(env.settings, port, model_client(env.settings, http), env.run_id, env.blocking_severity)
+            group(f"reviewbot: {'reviewing' if isinstance(decision, ReviewRequest) else 'answering a comment on'} "
+                  f"{decision.repo}#{decision.number}")
             try:
                 if isinstance(decision, ReviewRequest):
                     outcome = await review_in_action(run, decision)
@@ -76,6 +82,8 @@ async def _act(env: ActionEnv) -> Outcome:
                     outcome = await run_command(run, decision)
             except (PermanentError, RetryableError) as exc:  # before the check run existed, or while opening it
                 outcome = Outcome("failed", str(exc))
+            finally:
+                group(None)
     finally:
         port.close()
     if outcome.outcome == "failed" and fork and not env.settings.cloudflare_api_token:
@@ -86,6 +94,9 @@ async def _act(env: ActionEnv) -> Outcome:
 
 
 def _finish(env: ActionEnv, outcome: Outcome) -> int:
+    write_outputs(env.output_path, StepOutputs(outcome.outcome, outcome.conclusion or "", outcome.findings,
+                                               outcome.review_url, outcome.check_run_url, outcome.cost_usd,
+                                               outcome.summary))
     if outcome.outcome == "failed":
         print(f"::error title=reviewbot::{_one_line(outcome.reason)}", file=sys.stderr)
         _summary(env, f"**The review failed.** {neutralize(outcome.reason)}")
@@ -98,7 +109,12 @@ def _finish(env: ActionEnv, outcome: Outcome) -> int:
         print(f"reviewbot: {outcome.outcome}: {outcome.reason}")
         _summary(env, f"Review {outcome.outcome}: {neutralize(outcome.reason)}.")
         return 0
-    print(f"reviewbot: {outcome.title} ({outcome.conclusion})")
+    print(f"reviewbot: {outcome.title} ({outcome.conclusion})" + (f": {outcome.review_url}" if outcome.review_url
+                                                                  else ""), flush=True)
+    if outcome.summary:  # long: folded in the job's log, shown whole on the run's page
+        group("reviewbot: the check run's summary")
+        print(outcome.summary, flush=True)
+        group(None)
     _summary(env, f"**{neutralize(outcome.title)}** · check run conclusion: `{outcome.conclusion}`\n\n"
                   f"{outcome.summary}")
     if outcome.conclusion == "failure":
@@ -113,12 +129,14 @@ def _from_fork(event: dict[str, Any]) -> bool:
 
 
 def _summary(env: ActionEnv, text: str) -> None:
-    """Appended to GITHUB_STEP_SUMMARY (Markdown on the run's page): the check run's summary, already rebuilt by
-    reviewbot's Markdown publisher."""
-    if env.summary_path is None:
-        return
-    with env.summary_path.open("a", encoding="utf-8") as out:
-        out.write(f"## reviewbot\n\n{text}\n")
+    append_summary(env.summary_path, text)
+
+
+def group(title: str | None) -> None:
+    """`::group::` folds what follows in the job's log until `::endgroup::` (None). On stderr with the log lines, so
+    that the two streams cannot reorder the fold around them."""
+    sys.stdout.flush()
+    print(f"::group::{_one_line(title)}" if title else "::endgroup::", file=sys.stderr, flush=True)
 
 
 def _one_line(text: str) -> str:

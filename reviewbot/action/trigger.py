@@ -31,3 +31,19 @@ def action_decision(env: ActionEnv) -> Decision:
         return decide(event, payload, command_names(env))
     except PayloadError as exc:
         return Ignored(f"the event payload is not one reviewbot understands: {exc}")
+
+
+def outside_author(env: ActionEnv) -> str | None:
+    """Why this pull request's author is not reviewed automatically (the `author-associations` input), or None.
+    GitHub's `author_association` says how the author relates to the repository; a fork's author is usually
+    CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR or NONE."""
+    if "*" in env.authors:
+        return None
+    pull = env.event.get("pull_request") or {}
+    association = str(pull.get("author_association") or "NONE").upper()
+    if association in env.authors:
+        return None
+    login = str((pull.get("user") or {}).get("login") or "the author")
+    return (f"{login} is {association}, not one of {', '.join(sorted(env.authors))} (the `author-associations` "
+            f"input): the pull request is not reviewed automatically; someone with write access can comment "
+            f"`@{DEFAULT_NAME} review`")

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.dedup import Distinct
+from reviewbot.audit.verify_schema import AUDIT_INSTRUCTIONS
 from reviewbot.review.diff.parse import ParsedDiff
 from reviewbot.review.findings.refine import Precision
 from reviewbot.review.findings.schema import Finding
@@ -46,7 +47,9 @@ def verification_batches(distinct: Sequence[Distinct], precision: Precision) -> 
     return batches, kept
 
 
-def batch_messages(chunk_messages: list[dict[str, str]], batch: Batch,
-                   read: Callable[[str], str | None]) -> list[dict[str, str]]:
-    """The owner chunk's own messages, unchanged (the cached prefix), then the candidates with their code."""
-    return verification_messages(chunk_messages, batch.findings, NO_DIFF, read)
+def batch_messages(chunk_messages: list[dict[str, str]], findings: Sequence[Finding],
+                   read: Callable[[str], str | None], flows: Sequence[str] = ()) -> list[dict[str, str]]:
+    """The owner chunk's own messages, unchanged (the cached prefix), then the candidates with their code and,
+    after it, each one's flow (`flowcontext`), with the audit's verdicts ("needs_code" among them)."""
+    return verification_messages(chunk_messages, findings, NO_DIFF, read, instructions=AUDIT_INSTRUCTIONS,
+                                 extras=flows)

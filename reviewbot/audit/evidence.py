@@ -78,7 +78,7 @@ def with_caller_steps(finding: Finding, callers: Callers, definitions: Sequence[
     given = {(e.path, e.line) for e in finding.evidence}
     found = []
     for caller in chosen:
-        line = _first_use(read(caller) or "", name)
+        line = first_use(read(caller) or "", name)
         if line and (caller, line) not in given:
             found.append(EvidenceStep(path=caller, line=line, role="step", note=note_text(f"calls {name}")))
     return finding.model_copy(update={"evidence": (*finding.evidence, *found)}) if found else finding
@@ -98,7 +98,7 @@ def with_stored_callers(findings: Sequence[Finding], callers: Mapping[str, Calle
     return out
 
 
-def _first_use(text: str, name: str) -> int | None:
+def first_use(text: str, name: str) -> int | None:
     """The first line that calls `name` (`name(`), else the first that names it (an import, a reference)."""
     named = None
     for number, line in enumerate(text.split("\n"), 1):

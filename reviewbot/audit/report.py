@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from reviewbot.audit.findings import evidence_of
@@ -33,12 +34,27 @@ def totals(state: dict[str, Any]) -> dict[str, Any]:
             "candidates": merged.get("candidates", 0), "distinct": merged.get("distinct", 0),
             "dropped": [d for c in checked for d in c["dropped"]], "unchecked": [t for c in checked
                                                                                  for t in c["unchecked"]],
+            **code_counts(a for c in checked for a in c.get("code", [])),
             "partial": list(state.get("partial", [])), "failed": dict(state.get("failed", {})),
             "evidence_dropped": sum(int(d.get("evidence_dropped") or 0) for d in done),
             "usage": {"prompt_tokens": prompt, "cached_tokens": usage["cached_tokens"],
                       "completion_tokens": usage["completion_tokens"], "cost_usd": round(usage["cost_usd"], 6),
                       "requests": usage["requests"], "async_requests": usage["async_requests"],
                       "cache_ratio": round(usage["cached_tokens"] / prompt, 4) if prompt else 0.0}}
+
+
+def code_counts(asks: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """How many candidates were verified with the more code their verifier asked for, and how many were published
+    unverified because the tree did not have it (or the follow-up could not settle them)."""
+    outcomes = Counter(str(a.get("outcome")) for a in asks)
+    return {"more_code": outcomes["more code"], "lacking_code": outcomes["unverified"]}
+
+
+def code_line(more: int, lacking: int) -> str:
+    """The sentence the local report and the service's answer share; "" when no verifier asked for code."""
+    if not more and not lacking:
+        return ""
+    return f"{more} verified with more code, {lacking} published unverified for lack of code."
 
 
 def as_json(state: dict[str, Any]) -> dict[str, Any]:
@@ -59,7 +75,8 @@ def markdown(state: dict[str, Any]) -> str:
              f"{u['completion_tokens']:,} completion tokens, ${u['cost_usd']:.4f}.", "",
              f"The chunks proposed {t['candidates']} candidate(s), {t['distinct']} distinct after merging those "
              "that point at the same code; every distinct one was checked by a second request: "
-             f"{t['checked']} checked, {len(t['dropped'])} dropped, {len(findings)} kept.", "",
+             f"{t['checked']} checked, {len(t['dropped'])} dropped, {len(findings)} kept."
+             + (f" {said}" if (said := code_line(t["more_code"], t["lacking_code"])) else ""), "",
              f"## Findings ({len(findings)})", ""]
     if not findings:
         lines.append("No findings.")

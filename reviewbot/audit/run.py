@@ -17,14 +17,18 @@ from typing import Any, TypeVar
 import httpx
 
 from reviewbot.audit.answer_schema import AUDIT_FORMATS
-from reviewbot.audit.batches import Batch, batch_messages, verification_batches
+from reviewbot.audit.batches import Batch, verification_batches
 from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
 from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, Listed
 from reviewbot.audit.dedup import dedupe
-from reviewbot.audit.evidence import EvidenceCheck, with_callers
+from reviewbot.audit.evidence import EvidenceCheck, callers_of, with_callers
 from reviewbot.audit.factstore import FOLDER, SqliteFacts
+from reviewbot.audit.flowcontext import tree_source
 from reviewbot.audit.formats import format_for, render
 from reviewbot.audit.planner import AuditPlan, plan_audit
+from reviewbot.audit.service_record import CodeAsk
+from reviewbot.audit.verify_flow import check_with_flow
+from reviewbot.audit.verify_schema import AUDIT_VERIFY_FORMATS
 from reviewbot.errors import ConfigError, ModelPermanent, ModelQueued, PermanentError, RetryableError
 from reviewbot.inference.factory import model_client
 from reviewbot.inference.filememo import FileMemo
@@ -40,7 +44,7 @@ from reviewbot.review.diff.filters import VENDORED_DIRS
 from reviewbot.review.engine import affinity_id
 from reviewbot.review.findings.refine import Precision
 from reviewbot.review.findings.schema import Finding
-from reviewbot.review.findings.verification import Checks, apply_verdicts
+from reviewbot.review.findings.verification import Checks, VerifyAnswer
 from reviewbot.settings import Settings
 from reviewbot.state.private_files import write_private
 
@@ -173,15 +177,20 @@ async def _verify(plan: AuditPlan, snapshot: Snapshot, state: dict[str, Any], wo
     state["merged"] = {"candidates": len(candidates), "distinct": len(distinct),
                        "unchecked_kept": [f.model_dump() for f in kept]}
 
+    source = tree_source(snapshot, lambda path: callers_of(plan.graph, path))
+
     async def check(batch: Batch) -> None:
         if batch.key in state["verified"]:
             return
+
+        async def ask(messages: list[dict[str, str]], ids: list[int]) -> VerifyAnswer:
+            return await _until_answered(lambda: StructuredVerifier(reviewer.fresh(), AUDIT_VERIFY_FORMATS).verify(
+                messages, ids, affinity), f"verification in part {batch.owner + 1}")
+
         async with limit:
-            messages = batch_messages(plan.messages(plan.chunks[batch.owner], snapshot.read), batch, snapshot.read)
-            ids = list(range(1, len(batch.findings) + 1))
             try:
-                answer = await _until_answered(lambda: StructuredVerifier(reviewer.fresh()).verify(
-                    messages, ids, affinity), f"verification in part {batch.owner + 1}")
+                checked = await check_with_flow(ask, plan.messages(plan.chunks[batch.owner], snapshot.read),
+                                                batch.findings, source)
             except ModelPermanent as exc:  # a check that cannot run keeps its candidates, labelled
                 unverified = [f.model_copy(update={"unverified": True}) for f in batch.findings]
                 state["verified"][batch.key] = _checked(unverified, Checks(unchecked=tuple(
@@ -190,8 +199,7 @@ async def _verify(plan: AuditPlan, snapshot: Snapshot, state: dict[str, Any], wo
                 state["failed"][f"verification {batch.key}"] = str(exc)
                 return
             else:
-                state["verified"][batch.key] = _checked(*apply_verdicts(batch.findings, answer.verdicts),
-                                                        answer.usage)
+                state["verified"][batch.key] = _checked(checked.kept, checked.checks, checked.usage, checked.asks)
             _save(work / "state.json", state)
 
     await asyncio.gather(*(check(b) for b in batches))
@@ -211,7 +219,9 @@ async def _until_answered(ask: Callable[[], Awaitable[T]], what: str) -> T:
             await asyncio.sleep(exc.retry_after or 10.0)
 
 
-def _checked(findings: list[Finding], checks: Checks, usage: Usage) -> dict[str, Any]:
+def _checked(findings: list[Finding], checks: Checks, usage: Usage,
+             asks: tuple[CodeAsk, ...] = ()) -> dict[str, Any]:
+    """A verified batch as the state keeps it; `code`: the candidates whose verifier asked for more code."""
     return {"findings": [f.model_dump() for f in findings], "checked": checks.checked,
             "dropped": [list(d) for d in checks.dropped], "unchecked": list(checks.unchecked),
-            "usage": dataclasses.asdict(usage)}
+            "code": [a.as_json() for a in asks], "usage": dataclasses.asdict(usage)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from reviewbot.model import Usage
 
@@ -50,6 +50,29 @@ class Publication:
     errors: list[str] = field(default_factory=list)
     analyses_url: str | None = None  # once GitHub processed the upload
     advisory_id: str | None = None  # the draft advisory's GHSA id
+
+
+Outcome = Literal["more code", "unverified"]
+
+
+@dataclass(frozen=True)
+class CodeAsk:
+    """A candidate its verifier could not check with the code shown: what it named, and what came of it."""
+
+    title: str
+    path: str
+    line: int
+    needs: tuple[str, ...]
+    outcome: Outcome  # checked again with that code / published unverified, lacking it
+
+    def as_json(self) -> dict[str, Any]:
+        return {"title": self.title, "path": self.path, "line": self.line, "needs": list(self.needs),
+                "outcome": self.outcome}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CodeAsk:
+        outcome: Outcome = "more code" if data.get("outcome") == "more code" else "unverified"
+        return cls(str(data["title"]), str(data["path"]), int(data["line"]), tuple(data.get("needs") or ()), outcome)
 
 
 @dataclass(frozen=True)
@@ -117,6 +140,7 @@ class AuditRecord:
     duplicates: int = 0
     dropped: list[tuple[str, str]] = field(default_factory=list)  # (title, why) of the refuted candidates
     unverified: int = 0
+    code_asks: list[CodeAsk] = field(default_factory=list)  # candidates whose verifier asked for more code
     not_audited: dict[str, str] = field(default_factory=dict)  # chunk index (as text) → why
     usage: AuditUsage = field(default_factory=AuditUsage)
     evidence_dropped: int = 0
@@ -141,6 +165,7 @@ class AuditRecord:
             "chunks": [PlannedChunk(**_known(PlannedChunk, c)) for c in data["chunks"]],
             "dropped": [(str(title), str(why)) for title, why in data.get("dropped") or []],
             "usage": AuditUsage(**_known(AuditUsage, data.get("usage") or {})),
+            "code_asks": [CodeAsk.from_json(a) for a in data.get("code_asks") or []],
             "publication": Publication(**_known(Publication, publication)) if publication else None})
 
 

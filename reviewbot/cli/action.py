@@ -6,16 +6,19 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Mapping
 
 from reviewbot.cli.common import Subparsers
-from reviewbot.errors import ReviewbotError
+from reviewbot.errors import ConfigError, ReviewbotError
 from reviewbot.observe.logs import setup_logging
 
 log = logging.getLogger(__name__)
+MODES = ("review", "audit")
 
 
 def add(sub: Subparsers) -> None:
-    action = sub.add_parser("action", help="inside a GitHub Actions job: review its pull request (see action.yml)")
+    action = sub.add_parser("action", help="inside a GitHub Actions job: review its pull request, or audit the "
+                                           "checked-out repository with mode: audit (see action.yml)")
     action.set_defaults(handler=_run)
 
 
@@ -27,7 +30,14 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         env = from_environ(os.environ)
-        setup_logging(env.settings.secrets, logging.INFO, env.settings.log_format)
+        setup_logging(env.settings.secrets, logging.INFO, log_format(env.settings.log_format, os.environ))
+        mode = env.inputs.get("mode", "review")
+        if mode not in MODES:
+            raise ConfigError(f"mode must be review or audit, not {mode!r}")
+        if mode == "audit":
+            from reviewbot.action.audit_mode import audit_step
+
+            return audit_step(env)
         return asyncio.run(run_action(env))
     except ReviewbotError as exc:  # exit 1 means "findings reached the blocking severity": not this
         print(f"::error title=reviewbot::{' '.join(str(exc).split())}", file=sys.stderr)
@@ -37,3 +47,9 @@ def _run(args: argparse.Namespace) -> int:
         # the job's log (through the logging setup, which masks known secrets), and the step exits FAILED.
         log.exception("reviewbot action failed with an internal error")
         raise SystemExit(FAILED) from exc
+
+
+def log_format(setting: str, environ: Mapping[str, str]) -> str:
+    """A person reads an Actions log: plain lines there (JSON lines are for the service's log collectors), unless
+    REVIEWBOT_LOG_FORMAT asks otherwise. `auto` alone would pick JSON, since the runner's output is no terminal."""
+    return "text" if setting == "auto" and environ.get("GITHUB_ACTIONS") == "true" else setting

@@ -19,11 +19,12 @@ class StructuredVerifier:
     so the request carries the same tool definitions and affinity and replays from the same memo."""
 
     reviewer: StructuredReviewer
+    formats: tuple[dict[str, Any], ...] = VERIFY_FORMATS  # an audit's add its "needs_code" verdict
 
     async def verify(self, messages: list[dict[str, str]], ids: Sequence[int], affinity: str) -> VerifyAnswer:
         def parse(text: str | None) -> list[VerdictItem]:
             return parse_verdicts(text, ids)
 
-        verdicts, usage, model = await self.reviewer.converse(messages, affinity, parse, VERIFY_FORMATS,
+        verdicts, usage, model = await self.reviewer.converse(messages, affinity, parse, self.formats,
                                                               what="verification")
         return VerifyAnswer(tuple(verdicts), usage, model)

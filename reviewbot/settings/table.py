@@ -104,7 +104,7 @@ class Settings:
                                        "installation's repositories.")
     learning_ttl_days: int = env("REVIEWBOT_LEARNING_TTL_DAYS", p.days, 180,
                                  "Days a dismissal remembered from a review thread holds findings back (then it "
-                                 "expires; `@app dismiss` again to renew it).")
+                                 "expires; `@reviewbot dismiss` again to renew it).")
     vision: str = env("REVIEWBOT_VISION", p.choice("auto", "on", "off"), "auto",
                       "Send PR-description screenshots to the model: auto (when the model is known to read images), "
                       "on, off.")

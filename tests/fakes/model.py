@@ -100,6 +100,42 @@ def answering(review: str | Callable[[dict[str, Any]], str],
     return answer
 
 
+def verification_sections(request_json: dict[str, Any]) -> list[tuple[int, str, str]] | None:
+    """(id, title, the text shown for it) of each candidate of a verification request: its heading to the next."""
+    for message in request_json.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if message.get("role") == "user" and isinstance(content, str) and content.startswith(VERIFY_HEADER):
+            found = list(_CANDIDATE.finditer(content))
+            ends = [m.start() for m in found[1:]] + [len(content)]
+            return [(int(m.group(1)), m.group(2).strip(), content[m.start():end])
+                    for m, end in zip(found, ends, strict=True)]
+    return None
+
+
+def verifying_flows(review: str | Callable[[dict[str, Any]], str],
+                    sinks: dict[str, tuple[str, str]]) -> Callable[[dict[str, Any]], str]:
+    """A `default` with an ideal verifier, judging each candidate by the code shown with it in the verification
+    request (its own section, after the chunk's cached request): `sinks[title] = (symbol, sink code)`. It confirms
+    when the sink's code is shown, answers "needs_code" naming the symbol when the symbol's definition
+    (`def symbol(`) is not shown, and refutes when it sees the definition and no sink; other titles are confirmed."""
+    others = answering(review)
+
+    def answer(request_json: dict[str, Any]) -> str:
+        sections = verification_sections(request_json)
+        if sections is None:
+            return others(request_json)
+        out = []
+        for number, title, shown in sections:
+            symbol, sink = sinks.get(title, ("", ""))
+            verdict = "confirm" if not symbol or sink in shown else \
+                "needs_code" if f"def {symbol}(" not in shown else "refute"
+            out.append({"id": number, "verdict": verdict, "severity": None, "reason": f"ideal verifier: {verdict}",
+                        "needs": [symbol] if verdict == "needs_code" else []})
+        return verdicts_json(out)
+
+    return answer
+
+
 _default_answer = answering(findings_json([]))
 
 

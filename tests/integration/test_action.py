@@ -56,8 +56,14 @@ def comment_event(github: FakeGitHub, text: str, association: str = "OWNER",
     return body
 
 
+ACTION = [sys.executable, "-m", "reviewbot", "action"]
+
+
 def run_action(tmp_path: Path, fake_github: FakeGitHub, fake_model: FakeModel, event_name: str,
-               event: dict[str, Any], **inputs: str) -> subprocess.CompletedProcess[str]:
+               event: dict[str, Any], *, job: dict[str, str] | None = None, command: list[str] | None = None,
+               **inputs: str) -> subprocess.CompletedProcess[str]:
+    """`job`: more of the job's environment (GITHUB_OUTPUT, GITHUB_ACTIONS, GITHUB_WORKSPACE); `command`: instead
+    of `python -m reviewbot action`."""
     event_path = tmp_path / "event.json"
     event_path.write_text(json.dumps(event))
     clean = {k: v for k, v in os.environ.items()
@@ -70,9 +76,8 @@ def run_action(tmp_path: Path, fake_github: FakeGitHub, fake_model: FakeModel, e
         "INPUT_GITHUB-TOKEN": fake_github.workflow_token(INSTALLATION), "INPUT_API-TOKEN": MODEL_TOKEN,
         "INPUT_MODEL-BASE-URL": f"{fake_model.url}/client/v4/accounts/acc-1/ai/v1",
         "REVIEWBOT_WRITE_INTERVAL": "0.05", "REVIEWBOT_MODEL_BACKOFF": "0.05",
-    } | {f"INPUT_{name.upper()}": value for name, value in inputs.items()}
-    return subprocess.run([sys.executable, "-m", "reviewbot", "action"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    } | {f"INPUT_{name.upper()}": value for name, value in inputs.items()} | (job or {})
+    return subprocess.run(command or ACTION, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture

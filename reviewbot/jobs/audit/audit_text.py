@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from reviewbot.audit.disclosure import finding_key, is_public, security_tab_url, severity_counts
+from reviewbot.audit.report import code_line
 from reviewbot.audit.service_record import AuditRecord, FindingJson
 from reviewbot.jobs.audit.audit_record import published_text
 from reviewbot.jobs.audit.audit_target import pull_number
@@ -61,6 +62,9 @@ def result_text(record: AuditRecord) -> str:
              f"{len(findings)} finding(s) kept"
              + (f", {record.carried_count} carried forward from the last audit" if record.carried_count
                 else "") + "."]
+    outcomes = [a.outcome for a in record.code_asks]
+    if said := code_line(outcomes.count("more code"), outcomes.count("unverified")):
+        lines += ["", said]
     lines += _related(record)
     if counts := severity_counts(f["severity"] for f in findings):
         lines += ["", counts]

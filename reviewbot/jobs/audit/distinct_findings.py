@@ -1,6 +1,7 @@
 """Candidates of all chunks → one per place (`audit.dedup`, owned by the chunk that audits the file) →
 verified once each, in batches, on the owner chunk's own request (its prefix and files are in the provider's cache).
-A verification that cannot run keeps its candidates, labelled unverified, as in reviews."""
+Each candidate is shown the code of its flow (`verify_flow`); a verification that cannot run, or a candidate
+whose code the tree lacks, keeps its candidates, labelled unverified, as in reviews."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.audit.batches import Batch, batch_messages, verification_batches
+from reviewbot.audit.batches import Batch, verification_batches
 from reviewbot.audit.dedup import Distinct, dedupe, same_finding
-from reviewbot.audit.service_record import AuditRecord, ChunkResult
+from reviewbot.audit.flowcontext import tree_source
+from reviewbot.audit.service_record import AuditRecord, ChunkResult, CodeAsk
+from reviewbot.audit.service_state import AuditStore
+from reviewbot.audit.verify_flow import check_with_flow
+from reviewbot.audit.verify_schema import AUDIT_VERIFY_FORMATS
 from reviewbot.errors import ModelPermanent
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.verify_request import StructuredVerifier
@@ -20,7 +25,7 @@ from reviewbot.model import Usage
 from reviewbot.repos.cache import DirSnapshot
 from reviewbot.review.config import RepoConfig, precision, with_security
 from reviewbot.review.findings.schema import Finding
-from reviewbot.review.findings.verification import apply_verdicts
+from reviewbot.review.findings.verification import VerifyAnswer
 from reviewbot.state.audit_keys import finish_job_id
 
 if TYPE_CHECKING:
@@ -33,6 +38,7 @@ class Verified:
     dropped: list[tuple[str, str]] = field(default_factory=list)
     unchecked: int = 0
     usage: Usage = field(default_factory=Usage)
+    asks: list[CodeAsk] = field(default_factory=list)  # candidates whose verifier asked for more code
 
 
 def distinct(record: AuditRecord, done: dict[int, ChunkResult], read: Callable[[str], str | None]) -> list[Distinct]:
@@ -58,18 +64,21 @@ async def verify(deps: Deps, redis: Any, record: AuditRecord, plan: dict[str, An
     twice)."""
     reviewer = audit_reviewer(deps, redis, finish_job_id(record.id), snapshot.root, gate)
     checked, kept = batches(record, found)
+    stored = await AuditStore(redis).callers(record.id, sorted({d.finding.path for d in found}))
+    source = tree_source(snapshot, lambda path: stored.get(path, ()))  # the callers the plan kept, the tree's code
+
+    async def ask(messages: list[dict[str, str]], ids: list[int]) -> VerifyAnswer:
+        return await StructuredVerifier(reviewer.fresh(), AUDIT_VERIFY_FORMATS).verify(messages, ids,
+                                                                                       audit_affinity(record))
 
     async def one(batch: Batch) -> Verified:
         owner = await asyncio.to_thread(chunk_request, record, plan, batch.owner, snapshot.read)
-        asked = batch_messages(owner, batch, snapshot.read)
         try:
-            answer = await StructuredVerifier(reviewer.fresh()).verify(
-                asked, list(range(1, len(batch.findings) + 1)), audit_affinity(record))
+            result = await check_with_flow(ask, owner, batch.findings, source)
         except ModelPermanent as exc:
             return Verified([f.model_copy(update={"unverified": True}) for f in batch.findings], [],
                             len(batch.findings), exc.usage)
-        survivors, checks = apply_verdicts(list(batch.findings), answer.verdicts)
-        return Verified(survivors, list(checks.dropped), 0, answer.usage)
+        return Verified(result.kept, list(result.checks.dropped), 0, result.usage, list(result.asks))
 
     results = await asyncio.gather(*(one(b) for b in checked), return_exceptions=True)
     if failure := next((r for r in results if isinstance(r, BaseException)), None):
@@ -81,4 +90,5 @@ async def verify(deps: Deps, redis: Any, record: AuditRecord, plan: dict[str, An
         total.dropped += result.dropped
         total.unchecked += result.unchecked
         total.usage = total.usage + result.usage
+        total.asks += result.asks
     return total

@@ -159,7 +159,8 @@ def _totals(record: AuditRecord, done: dict[int, ChunkResult], failed: dict[int,
     reported = sum(len(d.findings) for d in done.values())
     return dataclasses.replace(
         record, files=sum(len(c.paths) for c in record.chunks), candidates=candidates,
-        duplicates=reported - candidates, dropped=verified.dropped, unverified=verified.unchecked,
+        duplicates=reported - candidates, dropped=verified.dropped, code_asks=list(verified.asks),
+        unverified=verified.unchecked + len([a for a in verified.asks if a.outcome == "unverified"]),
         not_audited={str(i): why for i, why in failed.items()}, usage=AuditUsage.of(spent),
         evidence_dropped=sum(d.evidence_dropped for d in done.values()),
         spent_usd=round(spent.cost_usd, 4), carried_count=len(record.carried))

@@ -44,15 +44,13 @@ def analyze(file: FileDiff, base_text: str | None, base: Parsed | None = None) -
     touched_base = _touched(base, removed)
     if file.status == "removed" and base is not None:
         touched_base = {_key(d): d for d in base.definitions if d.parent is None}
-    base_all = {_key(d): d for d in base.definitions} if base else {}
-    head_all = {_key(d): d for d in head.definitions} if head else {}
+    base_all = _signatures(base)
+    head_all = _signatures(head)
     changed: dict[tuple[str | None, str], ChangedDef] = {}
     for key, d in {**touched_base, **touched_head}.items():
         before, after = base_all.get(key), head_all.get(key)
         if before is not None and after is not None:
-            how = "body" if before.signature == after.signature else "signature"
-            if d.kind == "constant" and before.signature != after.signature:
-                how = "signature"  # a constant's value is its interface
+            how = "body" if before == after else "signature"  # a constant's value is its interface
         elif before is not None:
             how = "removed"
         else:
@@ -61,6 +59,14 @@ def analyze(file: FileDiff, base_text: str | None, base: Parsed | None = None) -
     uses = names_on_lines(head, added) if head is not None else {}
     return FileChange(file=file, base=base, head=head, changed=tuple(changed.values()), uses=uses,
                       base_lines=frozenset(_base_lines(file)))
+
+
+def _signatures(parsed: Parsed | None) -> dict[tuple[str | None, str], list[str]]:
+    """Each name's signatures in source order: every overload of a function, not only the last one."""
+    out: dict[tuple[str | None, str], list[str]] = {}
+    for d in parsed.definitions if parsed else ():
+        out.setdefault(_key(d), []).append(d.signature)
+    return out
 
 
 def _key(d: Definition) -> tuple[str | None, str]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import builtins
 import heapq
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from reviewbot.review.context.analysis import FileChange
+from reviewbot.review.context.calls import first_call, whole_words
 from reviewbot.review.context.index import RepoIndex, is_test, module_stem, shared_prefix
 from reviewbot.review.diff.filters import added_text
 
@@ -16,6 +17,7 @@ MAX_FILES_PER_NAME = 15
 MAX_OCCURRENCES = 8
 MAX_BODY_LINES = 80
 MAX_PICKS = 400
+MAX_QUOTED = 100  # callers past the cap whose calling line is quoted in the left-out list (each is one file read)
 _CONSTRUCTORS = {"__init__", "constructor", "new", "initialize"}
 # Names every file uses and no repository defines: builtins and standard globals of the common languages.
 _COMMON = frozenset(dir(builtins)) | frozenset(" ".join([
@@ -109,10 +111,18 @@ class Selector:
                 self.add(path, strength * ambiguity, reason, self._occurrences(path, name))
             if changed.how != "body" and len(files) > len(first):
                 shown = set(first)
-                for path in files:
-                    if path not in shown and path not in self.changed_paths:
-                        self.left_out.setdefault(path, f"{reason} ({len(files)} files use it; the "
-                                                       f"{MAX_FILES_PER_NAME} likeliest callers are included)")
+                rest = [p for p in files if p not in shown and p not in self.changed_paths]
+                self._list_callers(rest, name, f"{reason} ({len(files)} files use it; the "
+                                               f"{MAX_FILES_PER_NAME} likeliest callers are included)")
+
+    def _list_callers(self, paths: list[str], name: str, reason: str) -> None:
+        """Callers past the cap, each with its first calling line (the first MAX_QUOTED): cheap to list, and
+        the reader knows where to look."""
+        quoted = paths[:MAX_QUOTED]
+        self.index.prefetch(quoted)
+        for n, path in enumerate(paths):
+            found = first_call(self.index.text(path) or "", name) if n < MAX_QUOTED else None
+            self.left_out.setdefault(path, f"{reason}; line {found[0]}: {found[1]}" if found else reason)
 
     def _callers_first(self, files: list[str], changed: str) -> list[str]:
         """The likeliest callers: files that name the changed module (its stem, as an identifier: what an
@@ -169,7 +179,7 @@ class Selector:
         if name not in text:
             return ranges
         line, at = 1, 0
-        for seen, start in enumerate(_whole_words(text, name)):
+        for seen, start in enumerate(whole_words(text, name)):
             if seen >= limit * MAX_OCCURRENCES:
                 break  # a name used hundreds of times in one file: the first uses are enough to show
             line += text.count("\n", at, start)  # counted on from the previous use, not from the top
@@ -193,13 +203,3 @@ class Selector:
             return (start, end)
         return (max(start, line - 15), line + 15) if line != start else (start, start + 30)
 
-
-def _whole_words(text: str, name: str) -> Iterator[int]:
-    """Where `name` stands as a whole word (str.find: a regex with \\b cannot skip ahead by its literal)."""
-    start = 0
-    while (i := text.find(name, start)) != -1:
-        start = i + len(name)
-        before = text[i - 1] if i else " "
-        after = text[start] if start < len(text) else " "
-        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
-            yield i

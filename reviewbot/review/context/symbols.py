@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from bisect import bisect_right
@@ -14,6 +15,7 @@ from tree_sitter_language_pack import get_language, get_parser
 from reviewbot.review.context.languages import DEFINITION_QUERIES, IDENTIFIER_KINDS, SCOPE_KINDS, language_for
 
 MAX_PARSE_BYTES = 2_000_000  # bigger files get the plain-text fallback: parsing them costs more than they give
+MAX_SIGNATURE_CHARS = 400
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FALLBACK_DEF = re.compile(
     r"^[ \t]*(?:export\s+|pub\s+|public\s+|private\s+|static\s+|async\s+)*"
@@ -114,10 +116,17 @@ def _inside_function(node: Node) -> bool:
 
 
 def _signature(node: Node, data: bytes) -> str:
-    """The definition's header: its text up to the body (whole text for constants), whitespace-normalised."""
+    """The definition's header: its text up to the body (whole text for constants), whitespace-normalised.
+
+    A longer header keeps its start and a digest of the whole: a parameter added at the end of a long
+    signature (keyword-only arguments, overloads of many parameters) still changes it."""
     body = node.child_by_field_name("body")
-    end = body.start_byte if body is not None else min(node.end_byte, node.start_byte + 400)
-    return " ".join(data[node.start_byte:end].decode("utf-8", errors="replace").split())[:400]
+    end = body.start_byte if body is not None else min(node.end_byte, node.start_byte + MAX_SIGNATURE_CHARS)
+    header = " ".join(data[node.start_byte:end].decode("utf-8", errors="replace").split())
+    if len(header) <= MAX_SIGNATURE_CHARS:
+        return header
+    digest = hashlib.blake2b(header.encode(), digest_size=6).hexdigest()
+    return f"{header[:MAX_SIGNATURE_CHARS - 16]} … #{digest}"
 
 
 def _nest(found: list[tuple[int, int, int, int, str, str, str]]) -> tuple[Definition, ...]:

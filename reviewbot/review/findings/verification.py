@@ -21,7 +21,8 @@ VERIFY_HEADER = "## Verification of candidate findings"
 CANDIDATE_HEADING = re.compile(r"^### Candidate (\d+): (.*)$", re.MULTILINE)  # one per candidate, as written below
 BATCH = 20  # candidates per verification request
 RADIUS = 12  # lines of code shown on each side of a candidate
-Verdict = Literal["confirm", "refute", "downgrade"]
+# "needs_code": only an audit's verifier is offered it (AUDIT_VERIFY_SCHEMA); a review's schema stays as it was.
+Verdict = Literal["confirm", "refute", "downgrade", "needs_code"]
 
 
 class VerdictItem(BaseModel):
@@ -31,6 +32,7 @@ class VerdictItem(BaseModel):
     verdict: Verdict
     severity: Severity | None = None
     reason: str = Field(default="", max_length=4_000)
+    needs: tuple[str, ...] = Field(default=(), max_length=20)  # the files or symbols a "needs_code" verdict names
 
 
 # Hand-written for stable bytes, like REVIEW_SCHEMA; it is sent in the verification message only.
@@ -106,10 +108,12 @@ def parse_verdicts(text: str | None, ids: Sequence[int]) -> list[VerdictItem]:
 
 
 def verification_messages(messages: list[dict[str, str]], candidates: Sequence[Finding], diff: ParsedDiff,
-                          read_base: Callable[[str], str | None]) -> list[dict[str, str]]:
-    """The review's own messages (the cached prefix, unchanged) and one more user message with the candidates."""
-    parts = [INSTRUCTIONS.format(header=VERIFY_HEADER, schema=json.dumps(VERIFY_SCHEMA, sort_keys=True,
-                                                                          separators=(",", ":")))]
+                          read_base: Callable[[str], str | None], *, instructions: str | None = None,
+                          extras: Sequence[str] = ()) -> list[dict[str, str]]:
+    """The review's own messages (the cached prefix, unchanged) and one more user message with the candidates;
+    `extras[i]`, when given, follows candidate i+1 (an audit's code of the candidate's flow)."""
+    parts = [instructions or INSTRUCTIONS.format(header=VERIFY_HEADER, schema=json.dumps(
+        VERIFY_SCHEMA, sort_keys=True, separators=(",", ":")))]
     for number, finding in enumerate(candidates, 1):
         where = f"{finding.path} line {finding.start_line}-{finding.line}" if finding.start_line else \
             f"{finding.path} line {finding.line}"
@@ -117,7 +121,8 @@ def verification_messages(messages: list[dict[str, str]], candidates: Sequence[F
         evidence = evidence_excerpt(finding, read_base)  # audits' findings only: reviews' carry none
         parts.append(f"### Candidate {number}: {' '.join(finding.title.split())}\n\n{where} ({finding.side}), "
                      f"{json.dumps(shown, ensure_ascii=False)}\n\n{_excerpt(finding, diff, read_base)}"
-                     + (f"\n\n{evidence}" if evidence else ""))
+                     + (f"\n\n{evidence}" if evidence else "")
+                     + (f"\n\n{extras[number - 1]}" if len(extras) >= number and extras[number - 1] else ""))
     return [*messages, {"role": "user", "content": "\n\n".join(parts)}]
 
 
@@ -145,8 +150,13 @@ def apply_verdicts(candidates: Sequence[Finding], verdicts: Sequence[VerdictItem
     kept: list[Finding] = []
     confirmed = downgraded = 0
     dropped: list[tuple[str, str]] = []
+    unchecked: list[str] = []
     for number, finding in enumerate(candidates, 1):
         verdict = by_id.get(number)
+        if verdict is not None and verdict.verdict == "needs_code":  # not checked: never refuted for lack of code
+            kept.append(finding.model_copy(update={"unverified": True}))
+            unchecked.append(finding.title)
+            continue
         if verdict is None or verdict.verdict == "refute":
             dropped.append((finding.title, verdict.reason if verdict else "no verdict"))
             continue
@@ -158,4 +168,5 @@ def apply_verdicts(candidates: Sequence[Finding], verdicts: Sequence[VerdictItem
         else:
             kept.append(finding)
             confirmed += 1
-    return kept, Checks(checked=len(candidates), confirmed=confirmed, downgraded=downgraded, dropped=tuple(dropped))
+    return kept, Checks(checked=len(candidates), confirmed=confirmed, downgraded=downgraded, dropped=tuple(dropped),
+                        unchecked=tuple(unchecked))

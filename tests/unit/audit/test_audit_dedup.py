@@ -53,7 +53,7 @@ def test_verification_batches_ride_on_the_owner_chunks_cached_conversation() -> 
     assert len({b.key for b in batches}) == 1 and batches[0].key == verification_batches(
         distinct, Precision(security=True))[0][0].key
     chunk = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
-    messages = batch_messages(chunk, batches[0], FILES.get)
+    messages = batch_messages(chunk, batches[0].findings, FILES.get)
     assert messages[:2] == chunk and "### Candidate 2: Pickle" in messages[2]["content"]
     assert "pickle.loads(blob)" in messages[2]["content"]
 
@@ -66,10 +66,10 @@ def test_a_verification_shows_the_evidence_lines_with_their_code_and_a_review_fi
     chunk = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
     with_evidence = finding(evidence=steps)
     [batch], _ = verification_batches(dedupe([(0, with_evidence)], files.get, home={}), Precision(security=True))
-    shown = batch_messages(chunk, batch, files.get)[2]["content"]
+    shown = batch_messages(chunk, batch.findings, files.get)[2]["content"]
     evidence = shown.split("Evidence it names (source, steps, sink):\n```\n")[1].split("\n```")[0].split("\n")
     assert evidence == ["source app/views.py:2  return find(conn, request.args['q'])  # `\u200b``  # the query string",
                         "sink   app/db.py:5  return conn.execute(f\"SELECT * FROM users WHERE name = '{name}'\")",
                         "step   app/gone.py:3  (not available)  # read elsewhere"]
     [plain], _ = verification_batches(dedupe([(0, finding())], files.get, home={}), Precision(security=True))
-    assert "Evidence it names" not in batch_messages(chunk, plain, files.get)[2]["content"]
+    assert "Evidence it names" not in batch_messages(chunk, plain.findings, files.get)[2]["content"]

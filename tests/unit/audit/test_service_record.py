@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reviewbot.audit.service_record import AuditRecord, AuditUsage, ChunkResult, PlannedChunk, Publication
+from reviewbot.audit.service_record import (
+    AuditRecord,
+    AuditUsage,
+    ChunkResult,
+    CodeAsk,
+    PlannedChunk,
+    Publication,
+)
 from reviewbot.jobs.audit.audit_target import category_branch
 from reviewbot.model import Usage
 
@@ -28,6 +35,8 @@ PLANNED = """{"id": "a1b2", "installation_id": 42, "repo": "octo/demo", "branch"
 
 # What `finish_job` (`_totals`, `publish`) and `upload_status` added to it.
 FINISHED = {"files": 3, "candidates": 1, "duplicates": 1, "dropped": [["A guess", "not reachable"]], "unverified": 0,
+            "code_asks": [{"title": "User input is formatted into SQL", "path": "app/db.py", "line": 3,
+                           "needs": ["run_query"], "outcome": "more code"}],
             "not_audited": {"1": "failed 3 times: 503"},
             "usage": {"prompt_tokens": 5200.0, "cached_tokens": 4096.0, "completion_tokens": 300.0,
                       "cost_usd": 0.0101, "requests": 3.0, "async_requests": 3.0},
@@ -81,6 +90,7 @@ def test_a_finished_record_loads_its_totals_and_publication() -> None:
     assert record.publication == Publication(where="code-scanning", status="complete", results=1, sarif_id="s-1",
                                              analyses_url="https://x/analyses")
     assert record.not_audited == {"1": "failed 3 times: 503"} and record.findings == [SQLI]
+    assert record.code_asks == [CodeAsk(SQLI["title"], "app/db.py", 3, ("run_query",), "more code")]
     assert written_again(record) == data
 
 
