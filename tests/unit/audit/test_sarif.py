@@ -176,3 +176,11 @@ def test_every_message_github_shows_is_inert_with_hostile_titles_bodies_and_file
         assert_safe_for_github(rule["help"]["markdown"])
         for part in ("shortDescription", "fullDescription", "help"):
             assert_safe_sarif_message(rule[part]["text"])
+
+
+def test_a_partial_runs_notifications_are_inert_text() -> None:
+    why = "provider said: see https://evil.example/x, ask @admin or [here](https://evil.example) about acme/other#3"
+    run = build_sarif([], category=CATEGORY, not_audited=[f"app/db.py was not audited ({why})"]).document["runs"][0]
+    [note] = run["invocations"][0]["toolExecutionNotifications"]
+    assert "app/db.py" in note["message"]["text"]
+    assert_safe_sarif_message(note["message"]["text"])
