@@ -18,14 +18,15 @@ def add(sub: Subparsers) -> None:
         description="Review the change a pull request from --head into --base would show (merge-base..head), or "
                     "print its prompt plan with --dry-run. Exit status: 0 done, 1 a finding reached the blocking "
                     "severity, 2 the review could not be done.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    review.add_argument("--repo", type=Path, default=Path("."), help="the local git repository")
+)
+    review.add_argument("--repo", type=Path, default=Path("."), help="the local git repository (default: .)")
     review.add_argument("--base", required=True, help="the branch or commit the change goes into (e.g. main)")
-    review.add_argument("--head", default="HEAD", help="the branch or commit with the change")
+    review.add_argument("--head", default="HEAD", help="the branch or commit with the change (default: HEAD)")
     review.add_argument("--worktree", action="store_true",
                         help="review the working tree (uncommitted and untracked files too) against --base")
     review.add_argument("--format", choices=["markdown", "text", "json"], default=None,
-                        help="markdown for a review, text for a dry run (json: one object, the same keys for both)")
+                        help="default: markdown for a review, text for a dry run; json: one object, the same keys "
+                             "for both, with the base and head SHAs")
     review.add_argument("--dry-run", action="store_true", help="print the prompt plan and its cost; call no model")
     review.add_argument("--fail-on", type=str.lower, choices=SEVERITIES, metavar="SEVERITY", default=None,
                         help="exit 1 when a finding reaches this severity (critical, major, minor, nit, never); "

@@ -14,11 +14,20 @@ log = logging.getLogger("reviewbot")
 
 
 def add(sub: Subparsers) -> None:
-    serve = sub.add_parser("serve", help="run the web app (and, with the embedded Redis, the worker)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve = sub.add_parser(
+        "serve", help="run the web app (and, with the embedded Redis, the worker)",
+        description="Run the web app: webhooks at /webhooks/github, /setup until a GitHub App is configured, the "
+                    "dashboard, /metrics and /readyz. Without REDIS_URL it starts an embedded Redis under the data "
+                    "dir and a worker in the same process. `./dev run` runs this.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on; 0.0.0.0 for every interface (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000)")
     serve.set_defaults(handler=lambda args: serve_command(load_settings(quiet=False), args.host, args.port))
-    worker = sub.add_parser("worker", help="run a review worker")
+    worker = sub.add_parser(
+        "worker", help="run a review worker",
+        description="Run a worker that takes reviews, commands and audits from Redis (REDIS_URL, or the embedded "
+                    "one under the data dir); run several, on one host or many, to review more at once. Needs the "
+                    "GitHub App's and the model's settings.")
     worker.set_defaults(handler=lambda args: worker_command(load_settings(quiet=False)))
 
 

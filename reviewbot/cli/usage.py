@@ -71,7 +71,9 @@ def usage_command(settings: Settings, redis_url: str, since: str | None, repo: s
     else:
         from rich.console import Console
 
-        Console(file=out).print(table(summary))
+        # Away from a terminal rich assumes 80 columns and wraps every cell; a pipe or a file gets whole lines.
+        tty = callable(getattr(out, "isatty", None)) and out.isatty()
+        Console(file=out, width=None if tty else 1_000).print(table(summary))
         saved = summary.total.saved_usd
         print(f"The provider's prefix cache served {summary.total.cache_ratio:.0%} of prompt tokens and saved "
               f"${saved:,.2f}: uncached, these reviews and audits would have cost "
