@@ -110,3 +110,11 @@ def test_usage_in_a_pipe_is_not_squeezed_to_80_columns(tmp_path: Path, redis_ser
     assert done.returncode == 0, done.stderr
     header = next(line for line in done.stdout.splitlines() if "Repository" in line)
     assert "Prompt tokens" in header and "Cache saved" in header  # one line, nothing wrapped
+
+
+def test_every_command_names_every_bad_variable_at_once(tmp_path: Path) -> None:
+    done = run_cli(["review", "--base", "main", "--dry-run"],
+                   {"REVIEWBOT_MODEL_TIMEOUT": "soon", "REVIEWBOT_VISION": "maybe"}, tmp_path)
+    assert done.returncode == 2
+    assert "REVIEWBOT_MODEL_TIMEOUT must be a number, got 'soon'" in done.stderr
+    assert "REVIEWBOT_VISION must be one of auto, on, off, got 'maybe'" in done.stderr
