@@ -29,7 +29,7 @@ def add(sub: Subparsers) -> None:
                                                               "estimated cost) without calling the model")
     ev = sub.add_parser("eval", help="measure review quality on a suite of cases with expected findings")
     ev.add_argument("--suite", type=Path, default=Path("eval"), help="the suite's directory (default: eval)")
-    ev.add_argument("--format", choices=["table", "json"], default="table")
+    ev.add_argument("--format", choices=["table", "json"], default="table", help="default: table")
     ev.add_argument("--model", choices=["real", "fake"], default="real",
                     help="real: the configured model; fake: each case's recorded answers (offline, for CI)")
     ev.add_argument("--judge", choices=["category", "location"], default="category",

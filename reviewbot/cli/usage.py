@@ -26,7 +26,8 @@ def add(sub: Subparsers) -> None:
     usage = sub.add_parser("usage", help="what reviews and audits cost, per repository, from the usage ledger")
     usage.add_argument("--since", default="7d", help="a span (7d, 24h, 2w) or a date (2026-10-01); default 7d")
     usage.add_argument("--repo", help="only this repository (owner/name)")
-    usage.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    usage.add_argument("--format", choices=["table", "csv", "json"], default="table",
+                       help="table (whole lines in a pipe), csv or json; default: table")
     usage.add_argument("--records", action="store_true", help="export the ledger's records instead of totals")
     usage.set_defaults(handler=_run)
 
