@@ -43,9 +43,18 @@ def _git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
 
 def uncommitted(root: Path) -> Uncommitted:
     """What `git status` would list (ignored files excluded)."""
-    entries = [e for e in _git(root, "status", "--porcelain=v1", "-z").split("\0") if len(e) > 3]
-    untracked = sum(1 for e in entries if e.startswith("??"))
-    return Uncommitted(changed=len(entries) - untracked, untracked=untracked)
+    fields = iter(_git(root, "status", "--porcelain=v1", "-z").split("\0"))
+    changed = untracked = 0
+    for entry in fields:
+        if len(entry) < 4:
+            continue
+        if entry.startswith("??"):
+            untracked += 1
+            continue
+        changed += 1
+        if "R" in entry[:2] or "C" in entry[:2]:
+            next(fields, None)  # a rename or copy is followed by its original path
+    return Uncommitted(changed=changed, untracked=untracked)
 
 
 def worktree_commit(root: Path, parent: str, leave_out: Path | None = None) -> str:
