@@ -112,10 +112,11 @@ def plan_text(rev: Revisions, facts: PlanFacts, markdown: bool) -> str:
         lines += heading(f"Rules files ({len(coverage.rules)})")
         lines += [f"{item}{code(p)}: {s}" + (f" to {len(f)} file(s)" if f and s in ("applied", "truncated") else "")
                   + (f" ({w})" if w else "") for p, s, w, f in coverage.rules]
-    lines += heading(f"Diff: {len(coverage.reviewed)} file(s) in full, {len(coverage.partial)} in part")
-    lines += [f"{item}in part: {code(p)}: {w}" for p, w in coverage.partial]
-    lines += [f"{item}not reviewed: {code(p)}: {r}" for p, r in coverage.skipped]
-    lines += [f"{item}note: {n}" for n in coverage.notes]
+    diff = f"Diff: {len(coverage.reviewed)} file(s) in full, {len(coverage.partial)} in part"
+    details = [f"{item}in part: {code(p)}: {w}" for p, w in coverage.partial]
+    details += [f"{item}not reviewed: {code(p)}: {r}" for p, r in coverage.skipped]
+    details += [f"{item}note: {n}" for n in coverage.notes]
+    lines += heading(diff) + details if details else ["", f"### {diff}" if markdown else diff]
     lines.append("")
     if not facts.previous_review:
         lines.append(f"expected cache reuse: none (no earlier review of {code(facts.branch)})")
