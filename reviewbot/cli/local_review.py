@@ -19,6 +19,7 @@ from reviewbot.review.config import CONFIG_PATH, parse_config
 from reviewbot.review.diff.filters import Attributes, exclusion
 from reviewbot.review.engine import ReviewInput, ReviewResult, prepare
 from reviewbot.review.findings.schema import SEVERITY_RANK
+from reviewbot.review.prompt.plan import Plan
 from reviewbot.settings import Settings
 from reviewbot.state.prompt_stores import FileStores, branch_layout_key
 
@@ -48,19 +49,13 @@ def review_command(settings: Settings, args: ReviewArgs) -> int:
     stores = FileStores(settings.data_dir)
     key = branch_layout_key(change.identity, change.branch)
     inp = local_input(settings, change, stores, key)
-    plan = prepare(inp)
     snapshot = change.snapshot
     config = parse_config(snapshot.read(CONFIG_PATH) if snapshot else change.base_files.get(CONFIG_PATH)).config
     blocking = config.blocking_severity if args.fail_on is None else (
         None if args.fail_on == "never" else args.fail_on)
-    price = settings.prices.get(settings.model)
-    facts = PlanFacts(plan=plan, model=settings.model, affinity=inp.affinity, branch=change.branch,
-                      budget_tokens=inp.prompt.options.budget_tokens, chars_per_token=inp.prompt.chars_per_token,
-                      previous_review=inp.previous_layout is not None,
-                      estimate_usd=cost(price, plan.prompt.tokens, plan.reuse_tokens, EXPECTED_COMPLETION_TOKENS)
-                      if price else None)
     if args.dry_run:
         fmt = args.fmt or "text"
+        facts = _facts(settings, inp, prepare(inp), change.branch)
         print(as_json(rev, facts, None, blocking, False) if fmt == "json" else plan_text(rev, facts, fmt == "markdown"))
         return DONE
     settings.require(settings.missing_for_model(), "reviewbot review")
@@ -75,8 +70,8 @@ def review_command(settings: Settings, args: ReviewArgs) -> int:
         stores.observe(settings.model, result.prompt.chars, result.report.usage.prompt_tokens)
     blocked = blocking is not None and any(SEVERITY_RANK[f.severity] <= SEVERITY_RANK[blocking]
                                            for f in posted(result))
-    if args.fmt == "json":
-        print(as_json(rev, facts, result, blocking, blocked))
+    if args.fmt == "json":  # the plan the review was built from, not a second one
+        print(as_json(rev, _facts(settings, inp, result.plan, change.branch), result, blocking, blocked))
     else:
         from reviewbot.cli.review_output import review_markdown
 
@@ -84,6 +79,15 @@ def review_command(settings: Settings, args: ReviewArgs) -> int:
     if blocked:
         print(f"reviewbot: a finding reached the blocking severity ({blocking}); exit status 1", file=sys.stderr)
     return BLOCKED if blocked else DONE
+
+
+def _facts(settings: Settings, inp: ReviewInput, plan: Plan, branch: str) -> PlanFacts:
+    price = settings.prices.get(settings.model)  # REVIEWBOT_PRICES over the catalogue's
+    return PlanFacts(plan=plan, model=settings.model, affinity=inp.affinity, branch=branch,
+                     budget_tokens=inp.prompt.options.budget_tokens, chars_per_token=inp.prompt.chars_per_token,
+                     previous_review=inp.previous_layout is not None,
+                     estimate_usd=cost(price, plan.prompt.tokens, plan.reuse_tokens, EXPECTED_COMPLETION_TOKENS)
+                     if price else None)
 
 
 def _change(settings: Settings, args: ReviewArgs) -> LocalChange:
