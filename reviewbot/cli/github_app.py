@@ -130,16 +130,12 @@ def doctor_command(environ: Mapping[str, str] | None = None, env_file: Path | No
     """Print the table of checks; exit status 0 only when nothing failed."""
     import os
 
-    from dotenv import dotenv_values
-
     from reviewbot.cli.doctor import exit_code, render
-    from reviewbot.settings.envcheck import check_values, unknown_names
+    from reviewbot.settings.envcheck import check_values, read_dotenv, unknown_in
 
-    dotenv = {k: v for k, v in dotenv_values(env_file).items() if v is not None} \
-        if env_file is not None and env_file.is_file() else {}
     process = dict(os.environ if environ is None else environ)
-    checked = check_values(dotenv | process)  # the environment wins, as in Settings.load
-    unknown = unknown_names(dotenv, {k: v for k, v in process.items() if k not in dotenv})
+    checked = check_values(read_dotenv(env_file) | process)  # the environment wins, as in Settings.load
+    unknown = unknown_in(process, env_file)
     if checked.settings is not None:
         setup_logging(checked.settings.secrets, logging.WARNING)
     checks = asyncio.run(_checks(checked.settings, list(checked.errors), unknown))

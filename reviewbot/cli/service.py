@@ -36,6 +36,7 @@ def serve_command(settings: Settings, host: str, port: int) -> int:
 
     from reviewbot.webhooks.server import create_app
 
+    _warn_unknown()
     url, embedded = redis_url(settings)
     missing = settings.missing_for_github() + settings.missing_for_model()
     if missing:
@@ -59,6 +60,17 @@ def serve_command(settings: Settings, host: str, port: int) -> int:
     return 0
 
 
+def _warn_unknown() -> None:
+    """A misspelled variable leaves its setting at the default without a word: say so where a newcomer looks."""
+    import os
+    from pathlib import Path
+
+    from reviewbot.settings.envcheck import describe, unknown_in
+
+    if unknown := unknown_in(os.environ, Path(".env")):
+        print(f"reviewbot: warning: {describe(unknown)}", file=sys.stderr)
+
+
 def _exit_quietly(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
@@ -66,6 +78,7 @@ def _exit_quietly(signum: int, frame: object) -> None:
 def worker_command(settings: Settings) -> int:
     from reviewbot.jobs.registry import service_worker
 
+    _warn_unknown()
     settings.require(settings.missing_for_github() + settings.missing_for_model(), "the worker")
     url, embedded = redis_url(settings)
     try:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+
+from dotenv import dotenv_values
 
 from reviewbot.errors import ConfigError
 from reviewbot.settings import parsers as p
@@ -68,6 +71,18 @@ def unknown_names(dotenv: Mapping[str, str], environ: Mapping[str, str]) -> list
             if where == ".env" or name.startswith("REVIEWBOT_") or meant is not None:
                 found.append(Unknown(name, where, meant))
     return found
+
+
+def read_dotenv(env_file: Path | None) -> dict[str, str]:
+    if env_file is None or not env_file.is_file():
+        return {}
+    return {k: v for k, v in dotenv_values(env_file).items() if v is not None}
+
+
+def unknown_in(environ: Mapping[str, str], env_file: Path | None) -> list[Unknown]:
+    """`unknown_names` of the process environment and the .env file, each name reported once (.env's first)."""
+    dotenv = read_dotenv(env_file)
+    return unknown_names(dotenv, {k: v for k, v in environ.items() if k not in dotenv})
 
 
 def describe(unknown: list[Unknown]) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.conftest import MODEL_TOKEN
 from tests.fakes.model import FakeModel
 from tests.integration.test_cli_review import git, new_repo, run_cli
+from tests.processes import web
 
 
 def table_rows(table: str) -> dict[str, str]:
@@ -118,3 +119,11 @@ def test_every_command_names_every_bad_variable_at_once(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "REVIEWBOT_MODEL_TIMEOUT must be a number, got 'soon'" in done.stderr
     assert "REVIEWBOT_VISION must be one of auto, on, off, got 'maybe'" in done.stderr
+
+
+def test_serve_warns_about_a_misspelled_variable_at_start(tmp_path: Path, redis_server: str) -> None:
+    (tmp_path / ".env").write_text("REVIEWBOT_PUBLC_URL=https://bot.example.com\n")
+    with web({"REDIS_URL": redis_server, "REVIEWBOT_DATA_DIR": str(tmp_path / "data")}, tmp_path) as (process, _):
+        pass
+    assert "REVIEWBOT_PUBLC_URL in .env is not a variable reviewbot reads (did you mean REVIEWBOT_PUBLIC_URL?)" \
+        in process.text()
