@@ -40,6 +40,8 @@ class ReviewArgs:
 def review_command(settings: Settings, args: ReviewArgs) -> int:
     if not args.repo.is_dir():
         raise ConfigError(f"--repo {args.repo}: no such directory")
+    if not args.dry_run:  # before anything is read or written: a review bound to fail costs nothing
+        settings.require(settings.missing_for_model(), "reviewbot review")
     change = _change(settings, args)
     rev = Revisions(args.base, change.merge_base, args.head, change.head_sha, args.worktree)
     if nothing := _nothing_to_review(change):
@@ -58,7 +60,6 @@ def review_command(settings: Settings, args: ReviewArgs) -> int:
         facts = _facts(settings, inp, prepare(inp), change.branch)
         print(as_json(rev, facts, None, blocking, False) if fmt == "json" else plan_text(rev, facts, fmt == "markdown"))
         return DONE
-    settings.require(settings.missing_for_model(), "reviewbot review")
     try:
         result = asyncio.run(_review(settings, inp))
     except ModelUnreachable as exc:

@@ -97,7 +97,8 @@ def test_dry_run_calls_no_model_and_needs_no_credentials(repo: Path, fake_model:
 
 
 def test_missing_model_credentials_and_bad_refs_are_clear_errors(repo: Path) -> None:
-    done = run_cli(["review", "--repo", str(repo), "--base", "main"], {}, repo)
+    done = run_cli(["review", "--repo", str(repo), "--base", "main"], {"REVIEWBOT_DATA_DIR": str(repo / "d")}, repo)
     assert done.returncode == 2 and "CLOUDFLARE_API_TOKEN" in done.stderr and "Traceback" not in done.stderr
+    assert not (repo / "d").exists()  # a review bound to fail wrote nothing
     done = run_cli(["review", "--repo", str(repo), "--base", "no-such-branch", "--dry-run"], {}, repo)
     assert done.returncode == 2 and "git merge-base failed" in done.stderr
