@@ -54,6 +54,10 @@ class ModelRetryable(RetryableError):
     """Capacity, rate limit, timeout or 5xx from the model provider."""
 
 
+class ModelUnreachable(ModelRetryable):
+    """No answer at all: the connection failed or timed out (the server is down, the URL or the network is wrong)."""
+
+
 class ModelBusy(ModelRetryable):
     """The provider is out of capacity (Workers AI code 3040)."""
 

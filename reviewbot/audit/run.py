@@ -58,7 +58,7 @@ def audit_command(settings: Settings, repo: Path, directory: str, report: Path |
     root = repo.resolve()
     if not root.is_dir():
         raise ConfigError(f"--repo {repo} is not a directory")
-    snapshot = Listed(DirSnapshot(root), _listed(root))
+    snapshot = Listed(DirSnapshot(root), listed_files(root))
     work = settings.data_dir / "audits" / hashlib.sha256(f"{root}\x1f{directory}".encode()).hexdigest()[:16]
     plan = plan_audit(snapshot, directory, chunk_tokens=chunk_tokens,
                       facts_cache=SqliteFacts(settings.data_dir / FOLDER))  # parses only unseen content
@@ -92,7 +92,7 @@ def _revision(root: Path) -> dict[str, str]:
         return {}
 
 
-def _listed(root: Path) -> list[str]:
+def listed_files(root: Path) -> list[str]:
     """git's tracked files when `root` is in a work tree (what .gitignore leaves), else a filtered walk."""
     try:
         raw = git(root, "ls-files", "-z")

@@ -17,8 +17,13 @@ MODES = ("review", "audit")
 
 
 def add(sub: Subparsers) -> None:
-    action = sub.add_parser("action", help="inside a GitHub Actions job: review its pull request, or audit the "
-                                           "checked-out repository with mode: audit (see action.yml)")
+    action = sub.add_parser(
+        "action", help="inside a GitHub Actions job: review its pull request, or audit the checked-out repository "
+                       "with mode: audit (see action.yml)",
+        description="Review the pull request of the current GitHub Actions job (or, with the input mode: audit, "
+                    "audit the checked-out repository), configured by the job's environment (INPUT_* from "
+                    "action.yml, GITHUB_TOKEN, GITHUB_EVENT_PATH). Exit status: 0 done, 1 a finding reached the "
+                    "blocking severity, 2 the step could not be done.")
     action.set_defaults(handler=_run)
 
 

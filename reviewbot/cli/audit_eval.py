@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from reviewbot.cli.common import Subparsers, load_settings
+from reviewbot.errors import ConfigError
 
 
 def add(sub: Subparsers) -> None:
@@ -24,9 +25,11 @@ def add(sub: Subparsers) -> None:
     audit.add_argument("--restart", action="store_true", help="forget the saved progress and audit again")
     audit.add_argument("--parallel", type=int, default=4, help="chunks in flight at once (default 4)")
     audit.add_argument("--chunk-tokens", type=int, default=30_000, help="code per chunk, in tokens (default 30000)")
+    audit.add_argument("--dry-run", action="store_true", help="local: print the plan (files, chunks, tokens, "
+                                                              "estimated cost) without calling the model")
     ev = sub.add_parser("eval", help="measure review quality on a suite of cases with expected findings")
     ev.add_argument("--suite", type=Path, default=Path("eval"), help="the suite's directory (default: eval)")
-    ev.add_argument("--format", choices=["table", "json"], default="table")
+    ev.add_argument("--format", choices=["table", "json"], default="table", help="default: table")
     ev.add_argument("--model", choices=["real", "fake"], default="real",
                     help="real: the configured model; fake: each case's recorded answers (offline, for CI)")
     ev.add_argument("--judge", choices=["category", "location"], default="category",
@@ -50,18 +53,9 @@ def add(sub: Subparsers) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    settings = load_settings(quiet=True)
     if args.command == "audit":
-        if args.action == "status" or _installed(args.repo):
-            from reviewbot.cli.audit_service import ask_service, status_command
-
-            if args.action == "status":
-                return status_command(settings, None if args.repo == "." else args.repo)
-            return ask_service(settings, args.repo, args.branch, args.path, args.full)
-        from reviewbot.audit.run import audit_command
-
-        return audit_command(settings, Path(args.repo), args.dir, args.report, restart=args.restart,
-                             parallel=args.parallel, chunk_tokens=args.chunk_tokens, fmt=args.fmt)
+        return _audit(args)
+    settings = load_settings(quiet=True)
     if args.benchmark is not None:
         from reviewbot.cli.benchmark import benchmark_command
 
@@ -71,7 +65,27 @@ def _run(args: argparse.Namespace) -> int:
     return eval_command(settings, args)
 
 
-def _installed(repo: str) -> bool:
-    """OWNER/NAME of a repository (not a local directory of that name): the service audits it."""
-    owner, _, name = repo.partition("/")
-    return bool(owner and name and "/" not in name and not repo.startswith(".") and not Path(repo).exists())
+def _audit(args: argparse.Namespace) -> int:
+    from reviewbot.cli.repo_arg import local_or_remote
+
+    if args.action == "status":
+        from reviewbot.cli.audit_service import status_command
+
+        return status_command(load_settings(quiet=True), None if args.repo == "." else args.repo)
+    # Decided before anything starts: a mistyped path must not reach Redis, GitHub or the model.
+    target = local_or_remote(args.repo)
+    settings = load_settings(quiet=True)
+    if isinstance(target, str):
+        from reviewbot.cli.audit_service import ask_service
+
+        if args.dry_run:
+            raise ConfigError(f"--dry-run plans a local directory's audit; there is no directory {args.repo}")
+        return ask_service(settings, target, args.branch, args.path, args.full)
+    if args.dry_run:
+        from reviewbot.cli.audit_plan import audit_plan_command
+
+        return audit_plan_command(settings, target, args.dir, args.chunk_tokens, args.fmt)
+    from reviewbot.audit.run import audit_command
+
+    return audit_command(settings, target, args.dir, args.report, restart=args.restart,
+                         parallel=args.parallel, chunk_tokens=args.chunk_tokens, fmt=args.fmt)

@@ -35,6 +35,9 @@ def ask_service(settings: Settings, repo: str, branch: str, paths: list[str], fu
         finally:
             await pool.aclose()
 
+    # Checked before the embedded Redis starts: a command bound to fail starts nothing.
+    settings.require(settings.missing_for_github(), f"reviewbot audit --repo {repo} (the service audits an "
+                     f"installed repository; there is no local directory {repo})")
     url, embedded = redis_url(settings)
     try:
         audit, stored = asyncio.run(run(url))

@@ -17,6 +17,7 @@ from reviewbot.inference.budget import DailyBudget, Limits, today
 from reviewbot.queue.embedded import EmbeddedRedis
 from reviewbot.settings import Settings
 from reviewbot.settings.catalogue import capabilities, model_warnings
+from reviewbot.settings.envcheck import Unknown, describe
 from reviewbot.state.shared_keys import SPEND_PATTERN
 
 Status = Literal["ok", "warn", "FAIL", "skip"]
@@ -152,8 +153,19 @@ def catalogue_check(settings: Settings) -> Check:
     return Check("catalogue", "ok", f"{settings.model}: {caps.context_window:,}-token window, {queue}")
 
 
-async def run_checks(settings: Settings, http: httpx.AsyncClient) -> list[Check]:
-    configured = Check("configuration", "ok", "the environment and .env are valid")
+def configuration_check(errors: list[str], unknown: list[Unknown]) -> Check:
+    """Every bad value, then names nothing reads (a typo leaves its setting at the default without a word)."""
+    if errors:
+        return Check("configuration", "FAIL", "; ".join(errors) + (f"; {describe(unknown)}" if unknown else ""),
+                     "fix the variables named above (the other checks ran with their defaults)")
+    if unknown:
+        return Check("configuration", "warn", describe(unknown), "rename or remove them (docs/configuration.md "
+                     "lists every variable)")
+    return Check("configuration", "ok", "the environment and .env are valid")
+
+
+async def run_checks(settings: Settings, http: httpx.AsyncClient, configured: Check | None = None) -> list[Check]:
+    configured = configured or Check("configuration", "ok", "the environment and .env are valid")
     return [configured, *await github_checks(settings), webhook_check(settings), *await redis_check(settings),
             catalogue_check(settings), await model_check(settings, http)]
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from reviewbot.app.app_api import CreatedApp
     from reviewbot.app.setup.pages import SetupPages
     from reviewbot.cli.doctor import Check
+    from reviewbot.settings.envcheck import Unknown
 
 
 
@@ -38,7 +39,12 @@ def add(sub: Subparsers) -> None:
     setup.set_defaults(handler=lambda args: setup_command(load_settings(quiet=False), org=args.org, name=args.name,
                                                           public_url=args.public_url, code=args.code,
                                                           port=args.port))
-    doctor = sub.add_parser("doctor", help="check the configuration, the App's key, Redis and the model")
+    doctor = sub.add_parser(
+        "doctor", help="check the configuration, the App's key, Redis and the model",
+        description="Try every dependency for real and print a table of what works and what to fix: the "
+                    "environment and .env (every bad value, and names nothing reads), the GitHub App and its "
+                    "installations, webhooks, Redis and today's budgets, the model catalogue and the model. Exit "
+                    "status 0 when no check failed (warnings are fine).")
     doctor.set_defaults(handler=lambda args: doctor_command())
     redeliver = sub.add_parser("redeliver", help="ask GitHub to redeliver webhooks that never succeeded")
     redeliver.add_argument("--since", default="24h", help="how far back to look: 30m, 24h, 7d (default 24h)")
@@ -122,26 +128,31 @@ def _created(app: CreatedApp, env_path: Path, out: TextIO) -> int:
 def doctor_command(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env"),
                    out: TextIO | None = None) -> int:
     """Print the table of checks; exit status 0 only when nothing failed."""
-    from reviewbot.cli.doctor import Check, exit_code, render
+    import os
 
-    try:
-        settings = Settings.load(environ, env_file)
-    except ConfigError as exc:
-        checks = [Check("configuration", "FAIL", str(exc), "fix the variable named above")]
-    else:
-        setup_logging(settings.secrets, logging.WARNING)
-        checks = asyncio.run(_checks(settings))
+    from reviewbot.cli.doctor import exit_code, render
+    from reviewbot.settings.envcheck import check_values, read_dotenv, unknown_in
+
+    process = dict(os.environ if environ is None else environ)
+    checked = check_values(read_dotenv(env_file) | process)  # the environment wins, as in Settings.load
+    unknown = unknown_in(process, env_file)
+    if checked.settings is not None:
+        setup_logging(checked.settings.secrets, logging.WARNING)
+    checks = asyncio.run(_checks(checked.settings, list(checked.errors), unknown))
     print(render(checks), file=out or sys.stdout)
     return exit_code(checks)
 
 
-async def _checks(settings: Settings) -> list[Check]:
+async def _checks(settings: Settings | None, errors: list[str], unknown: list[Unknown]) -> list[Check]:
     import httpx
 
-    from reviewbot.cli.doctor import run_checks
+    from reviewbot.cli.doctor import configuration_check, run_checks
 
+    configured = configuration_check(errors, unknown)
+    if settings is None:
+        return [configured]
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0)) as http:
-        return await run_checks(settings, http)
+        return await run_checks(settings, http, configured)
 
 
 def redeliver_command(settings: Settings, since: str, dry_run: bool, out: TextIO | None = None) -> int:

@@ -21,7 +21,7 @@ def add(sub: Subparsers) -> None:
     actions = learnings.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="every remembered dismissal (newest first)")
     listing.add_argument("--repo", help="only this repository (owner/name)")
-    listing.add_argument("--format", choices=["table", "json"], default="table")
+    listing.add_argument("--format", choices=["table", "json"], default="table", help="default: table")
     listing.set_defaults(handler=_run)
     forget = actions.add_parser("forget", help="forget one dismissal: its finding may be raised again")
     forget.add_argument("repo", help="owner/name")

@@ -1,40 +1,132 @@
-"""Review local git changes with the model, or print the prompt plan (`reviewbot review --dry-run`)."""
+"""Review local git changes with the model, or print the prompt plan (`reviewbot review --dry-run`); the exit
+status is the Action's: 0 done, 1 a finding reached the blocking severity, 2 the review could not be done."""
 
 from __future__ import annotations
 
 import asyncio
-import json
+import dataclasses
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from reviewbot.cli.review_output import EXPECTED_COMPLETION_TOKENS, PlanFacts, Revisions, as_json, plan_text, posted
+from reviewbot.errors import ConfigError, ModelUnreachable
 from reviewbot.inference.pricing import cost
-from reviewbot.repos.localgit import read_local_change
+from reviewbot.repos.localgit import LocalChange, read_local_change
 from reviewbot.repos.localinput import local_input
+from reviewbot.repos.worktree import uncommitted, worktree_commit
+from reviewbot.review.config import CONFIG_PATH, parse_config
+from reviewbot.review.diff.filters import Attributes, exclusion
 from reviewbot.review.engine import ReviewInput, ReviewResult, prepare
+from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.review.prompt.plan import Plan
 from reviewbot.settings import Settings
-from reviewbot.settings.catalogue import DEFAULT_PRICES
 from reviewbot.state.prompt_stores import FileStores, branch_layout_key
 
-EXPECTED_COMPLETION_TOKENS = 2_000  # for the dry-run estimate only
+DONE, BLOCKED, FAILED = 0, 1, 2  # as `reviewbot action`
 
 
-def review_command(settings: Settings, repo: Path, base: str, head: str, fmt: str, dry_run: bool) -> int:
-    change = read_local_change(repo, base, head)
+@dataclass(frozen=True)
+class ReviewArgs:
+    repo: Path
+    base: str
+    head: str = "HEAD"
+    fmt: str | None = None  # markdown, text or json; None: markdown for a review, text for a dry run
+    dry_run: bool = False
+    worktree: bool = False
+    fail_on: str | None = None  # a severity, `never`, or None: the base branch's blocking_severity
+
+
+def review_command(settings: Settings, args: ReviewArgs) -> int:
+    if not args.repo.is_dir():
+        raise ConfigError(f"--repo {args.repo}: no such directory")
+    if not args.dry_run:  # before anything is read or written: a review bound to fail costs nothing
+        settings.require(settings.missing_for_model(), "reviewbot review")
+    change = _change(settings, args)
+    rev = Revisions(args.base, change.merge_base, args.head, change.head_sha, args.worktree)
+    if nothing := _nothing_to_review(change):
+        print(f"reviewbot: nothing to review: {nothing}; no prompt was planned and no model was asked",
+              file=sys.stderr)
+        return DONE
     stores = FileStores(settings.data_dir)
     key = branch_layout_key(change.identity, change.branch)
     inp = local_input(settings, change, stores, key)
-    if dry_run:
-        print(_dry_run(settings, inp, prepare(inp), fmt, change.branch))
-        return 0
-    settings.require(settings.missing_for_model(), "reviewbot review")
-    result = asyncio.run(_review(settings, inp))
+    snapshot = change.snapshot
+    config = parse_config(snapshot.read(CONFIG_PATH) if snapshot else change.base_files.get(CONFIG_PATH)).config
+    blocking = config.blocking_severity if args.fail_on is None else (
+        None if args.fail_on == "never" else args.fail_on)
+    if args.dry_run:
+        fmt = args.fmt or "text"
+        facts = _facts(settings, inp, prepare(inp), change.branch)
+        print(as_json(rev, facts, None, blocking, False) if fmt == "json" else plan_text(rev, facts, fmt == "markdown"))
+        return DONE
+    try:
+        result = asyncio.run(_review(settings, inp))
+    except ModelUnreachable as exc:
+        raise ConfigError(f"cannot reach the model at {settings.chat_base_url}/chat/completions ({exc}): is the "
+                          "server running? Check REVIEWBOT_MODEL_BASE_URL (or CLOUDFLARE_ACCOUNT_ID), proxies and "
+                          "the network; `reviewbot doctor` tries it") from None
     stores.save_layout(key, result.plan.layout)
     if result.report.usage.requests == 1:
         stores.observe(settings.model, result.prompt.chars, result.report.usage.prompt_tokens)
-    print(_as_json(result) if fmt == "json" else _as_markdown(result))
-    return 0
+    blocked = blocking is not None and any(SEVERITY_RANK[f.severity] <= SEVERITY_RANK[blocking]
+                                           for f in posted(result))
+    if args.fmt == "json":  # the plan the review was built from, not a second one
+        print(as_json(rev, _facts(settings, inp, result.plan, change.branch), result, blocking, blocked))
+    else:
+        from reviewbot.cli.review_output import review_markdown
+
+        print(review_markdown(result))
+    if blocked:
+        print(f"reviewbot: a finding reached the blocking severity ({blocking}); exit status 1", file=sys.stderr)
+    return BLOCKED if blocked else DONE
+
+
+def _facts(settings: Settings, inp: ReviewInput, plan: Plan, branch: str) -> PlanFacts:
+    price = settings.prices.get(settings.model)  # REVIEWBOT_PRICES over the catalogue's
+    return PlanFacts(plan=plan, model=settings.model, affinity=inp.affinity, branch=branch,
+                     budget_tokens=inp.prompt.options.budget_tokens, chars_per_token=inp.prompt.chars_per_token,
+                     previous_review=inp.previous_layout is not None,
+                     estimate_usd=cost(price, plan.prompt.tokens, plan.reuse_tokens, EXPECTED_COMPLETION_TOKENS)
+                     if price else None)
+
+
+def _change(settings: Settings, args: ReviewArgs) -> LocalChange:
+    """The committed range, or with --worktree the working tree on top of HEAD; says what a review leaves out."""
+    if not args.worktree:
+        change = read_local_change(args.repo, args.base, args.head)
+        if args.head == "HEAD" and (left := uncommitted(change.root)):
+            print(f"reviewbot: {left.describe()} not committed: not reviewed (only commits are); --worktree "
+                  "reviews the working tree against the base", file=sys.stderr)
+        return change
+    if args.head != "HEAD":
+        raise ConfigError("--worktree reviews the working tree on top of HEAD: leave out --head")
+    plain = read_local_change(args.repo, args.base, "HEAD")
+    commit = worktree_commit(plain.root, plain.head_sha, settings.data_dir)
+    change = read_local_change(args.repo, args.base, commit)
+    return dataclasses.replace(change, branch=plain.branch, head_sha=plain.head_sha)
+
+
+def _nothing_to_review(change: LocalChange) -> str | None:
+    """Why there is nothing to send the model: no changed file, or every one left out by path, attributes or the
+    base branch's `ignore` (decided without reading any file's content, so it costs nothing)."""
+    if not change.diff.files:
+        return "the range has no changes"
+    snapshot = change.snapshot
+    if snapshot is None:
+        return None
+    from pathspec import GitIgnoreSpec
+
+    ignore = parse_config(snapshot.read(CONFIG_PATH)).config.ignore
+    attributes = Attributes({p: snapshot.read(p) or "" for p in snapshot.paths()
+                             if p == ".gitattributes" or p.endswith("/.gitattributes")})
+    spec = GitIgnoreSpec.from_lines(list(ignore)) if ignore else None
+    reasons = [exclusion(f, attributes, spec) for f in change.diff.files]
+    if all(reasons):
+        return f"all {len(reasons)} changed file(s) are left out (" + "; ".join(
+            f"{f.path}: {r}" for f, r in zip(change.diff.files, reasons, strict=True)
+            if r)[:300] + ")"
+    return None
 
 
 async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
@@ -58,70 +150,3 @@ async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:
             answer = answer_polling(lambda exc: print(f"reviewbot: {exc}; polling again in {exc.retry_after:.0f}s",
                                                       file=sys.stderr))
             return await answer(inp, reviewer)
-
-
-def _as_json(result: ReviewResult) -> str:
-    placement = result.report.placement
-    findings = [a.finding for a in placement.inline] + list(placement.outside)
-    return json.dumps({"summary": result.output.summary,
-                       "findings": [f.model_dump() for f in findings],
-                       "usage": result.report.usage.as_json()}, indent=2)
-
-
-def _as_markdown(result: ReviewResult) -> str:
-    from reviewbot.review.publish.markdown import comment_body, review_body
-
-    parts = [review_body(result.report)]
-    for anchored in result.report.placement.inline:
-        f = anchored.finding
-        parts.append(f"---\n**{f.path}:{anchored.line}** ({f.side})\n\n{comment_body(anchored)}")
-    return "\n\n".join(parts)
-
-
-def _dry_run(settings: Settings, inp: ReviewInput, plan: Plan, fmt: str, branch: str) -> str:
-    prompt, coverage = plan.prompt, plan.coverage
-    price = DEFAULT_PRICES.get(settings.model)
-    reuse = plan.reuse_tokens
-    estimate = cost(price, prompt.tokens, reuse, EXPECTED_COMPLETION_TOKENS) if price else None
-    data: dict[str, Any] = {
-        "model": settings.model, "affinity": inp.affinity, "prompt_tokens_estimate": prompt.tokens,
-        "budget_tokens": inp.prompt.options.budget_tokens, "chars_per_token": inp.prompt.chars_per_token,
-        "expected_cached_tokens": reuse, "previous_review": inp.previous_layout is not None,
-        "estimated_cost_usd": None if estimate is None else round(estimate, 6),
-        "sections": [{"name": s.name, "tokens": s.tokens, "items": list(s.items)} for s in prompt.sections],
-        "skipped": list(prompt.skipped), "coverage": coverage.as_json(),
-    }
-    if fmt == "json":
-        return json.dumps(data, indent=2)
-    lines = [f"Prompt plan for {settings.model} (affinity {inp.affinity})", "", "Sections, in cache order:"]
-    for section in prompt.sections:
-        lines.append(f"  {section.name:<33} {section.tokens:>8,} tokens  {len(section.items)} item(s)")
-    lines.append(f"  {'total':<33} {prompt.tokens:>8,} tokens  (budget {inp.prompt.options.budget_tokens:,}, "
-                 f"{inp.prompt.chars_per_token:.2f} chars/token)")
-    lines += ["", f"Context files ({len(coverage.context)}):"]
-    lines += [f"  {p} ({t:,} tokens): {r}" for p, r, t in coverage.context] or ["  (none)"]
-    if coverage.left_out:  # related, but weakly or at too high a price: the context is a ceiling, not a target
-        lines += ["", f"Related but left out ({len(coverage.left_out)}):"]
-        lines += [f"  {p}: {w}" for p, w in coverage.left_out[:40]]
-        lines += [f"  … and {len(coverage.left_out) - 40} more"] if len(coverage.left_out) > 40 else []
-    if coverage.rules:  # the team's rules files: which applied to how many changed files, which were cut and why
-        lines += ["", f"Rules files ({len(coverage.rules)}):"]
-        lines += [f"  {p}: {s}" + (f" to {len(f)} file(s)" if f and s in ("applied", "truncated") else "")
-                  + (f" ({w})" if w else "") for p, s, w, f in coverage.rules]
-    lines += ["", f"Diff: {len(coverage.reviewed)} file(s) in full, {len(coverage.partial)} in part"]
-    lines += [f"  in part: {p}: {w}" for p, w in coverage.partial]
-    lines += [f"  not reviewed: {p}: {r}" for p, r in coverage.skipped]
-    lines += [f"  note: {n}" for n in coverage.notes]
-    if coverage.left_out:
-        lines += ["", f"Related but left out ({len(coverage.left_out)}):"]
-        lines += [f"  {p}: {r}" for p, r in coverage.left_out]
-    if inp.previous_layout is None:
-        lines += ["", f"expected cache reuse: none (no earlier review of {branch})"]
-    else:
-        share = reuse / prompt.tokens if prompt.tokens else 0.0
-        lines += ["", f"expected cache reuse vs the last review of {branch}: {reuse:,} of {prompt.tokens:,} "
-                      f"tokens ({share:.0%})"]
-    if estimate is not None:
-        lines.append(f"estimated cost: ${estimate:.4f} (with {reuse:,} cached tokens, assuming "
-                     f"{EXPECTED_COMPLETION_TOKENS:,} completion tokens)")
-    return "\n".join(lines)

@@ -14,7 +14,8 @@ def add(sub: Subparsers) -> None:
     schema = config_sub.add_parser("schema", help="print the JSON Schema of .github/reviewbot.yml")
     schema.set_defaults(handler=lambda args: config_command("schema", None))
     validate = config_sub.add_parser("validate", help="check a .github/reviewbot.yml (exit 1 when invalid)")
-    validate.add_argument("file", type=Path)
+    validate.add_argument("file", type=Path, nargs="?", default=Path(".github/reviewbot.yml"),
+                          help="the file to check (default: .github/reviewbot.yml)")
     validate.add_argument("--org", action="store_true",
                           help="the file is the organisation's defaults (its .github repository's): org-only keys "
                                "such as linked_issues are allowed")
@@ -32,9 +33,11 @@ def config_command(command: str, path: Path | None, *, org: bool = False) -> int
     try:
         text = path.read_text()
     except OSError as exc:
-        print(f"reviewbot: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        hint = " (run it in the repository's root, or name the file)" if not path.is_absolute() else ""
+        print(f"reviewbot: cannot read {path}: {exc.strerror}{hint}", file=sys.stderr)
         return 1
-    errors = parse_config(text, source=str(path), org_file=org).errors
+    errors = [e.removesuffix("; ignored, the file's other keys apply")  # a review would ignore it: here, fix it
+              for e in parse_config(text, source=str(path), org_file=org).errors]
     for error in errors:
         print(error, file=sys.stderr)
     if not errors:

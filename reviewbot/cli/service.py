@@ -14,11 +14,20 @@ log = logging.getLogger("reviewbot")
 
 
 def add(sub: Subparsers) -> None:
-    serve = sub.add_parser("serve", help="run the web app (and, with the embedded Redis, the worker)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve = sub.add_parser(
+        "serve", help="run the web app (and, with the embedded Redis, the worker)",
+        description="Run the web app: webhooks at /webhooks/github, /setup until a GitHub App is configured, the "
+                    "dashboard, /metrics and /readyz. Without REDIS_URL it starts an embedded Redis under the data "
+                    "dir and a worker in the same process. `./dev run` runs this.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on; 0.0.0.0 for every interface (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000)")
     serve.set_defaults(handler=lambda args: serve_command(load_settings(quiet=False), args.host, args.port))
-    worker = sub.add_parser("worker", help="run a review worker")
+    worker = sub.add_parser(
+        "worker", help="run a review worker",
+        description="Run a worker that takes reviews, commands and audits from Redis (REDIS_URL, or the embedded "
+                    "one under the data dir); run several, on one host or many, to review more at once. Needs the "
+                    "GitHub App's and the model's settings.")
     worker.set_defaults(handler=lambda args: worker_command(load_settings(quiet=False)))
 
 
@@ -27,6 +36,7 @@ def serve_command(settings: Settings, host: str, port: int) -> int:
 
     from reviewbot.webhooks.server import create_app
 
+    _warn_unknown()
     url, embedded = redis_url(settings)
     missing = settings.missing_for_github() + settings.missing_for_model()
     if missing:
@@ -50,6 +60,17 @@ def serve_command(settings: Settings, host: str, port: int) -> int:
     return 0
 
 
+def _warn_unknown() -> None:
+    """A misspelled variable leaves its setting at the default without a word: say so where a newcomer looks."""
+    import os
+    from pathlib import Path
+
+    from reviewbot.settings.envcheck import describe, unknown_in
+
+    if unknown := unknown_in(os.environ, Path(".env")):
+        print(f"reviewbot: warning: {describe(unknown)}", file=sys.stderr)
+
+
 def _exit_quietly(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
@@ -57,6 +78,7 @@ def _exit_quietly(signum: int, frame: object) -> None:
 def worker_command(settings: Settings) -> int:
     from reviewbot.jobs.registry import service_worker
 
+    _warn_unknown()
     settings.require(settings.missing_for_github() + settings.missing_for_model(), "the worker")
     url, embedded = redis_url(settings)
     try:

@@ -26,7 +26,8 @@ def add(sub: Subparsers) -> None:
     usage = sub.add_parser("usage", help="what reviews and audits cost, per repository, from the usage ledger")
     usage.add_argument("--since", default="7d", help="a span (7d, 24h, 2w) or a date (2026-10-01); default 7d")
     usage.add_argument("--repo", help="only this repository (owner/name)")
-    usage.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    usage.add_argument("--format", choices=["table", "csv", "json"], default="table",
+                       help="table (whole lines in a pipe), csv or json; default: table")
     usage.add_argument("--records", action="store_true", help="export the ledger's records instead of totals")
     usage.set_defaults(handler=_run)
 
@@ -71,7 +72,9 @@ def usage_command(settings: Settings, redis_url: str, since: str | None, repo: s
     else:
         from rich.console import Console
 
-        Console(file=out).print(table(summary))
+        # Away from a terminal rich assumes 80 columns and wraps every cell; a pipe or a file gets whole lines.
+        tty = callable(getattr(out, "isatty", None)) and out.isatty()
+        Console(file=out, width=None if tty else 1_000).print(table(summary))
         saved = summary.total.saved_usd
         print(f"The provider's prefix cache served {summary.total.cache_ratio:.0%} of prompt tokens and saved "
               f"${saved:,.2f}: uncached, these reviews and audits would have cost "

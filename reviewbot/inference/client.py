@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from reviewbot.errors import ModelBusy, ModelPermanent, ModelQueued, ModelRetryable, RateLimited
+from reviewbot.errors import ModelBusy, ModelPermanent, ModelQueued, ModelRetryable, ModelUnreachable, RateLimited
 from reviewbot.inference.memo import RequestMemo, request_key
 from reviewbot.inference.pricing import usage_from_response
 from reviewbot.inference.provider_errors import classify
@@ -195,7 +195,7 @@ class ModelClient:
                 response = await self.http.post(f"{self.base_url}/chat/completions", json=body,
                                                 headers=self._headers(affinity))
             except httpx.TransportError as exc:
-                error: ModelPermanent | ModelRetryable = ModelRetryable(f"model request failed: {type(exc).__name__}")
+                error: ModelPermanent | ModelRetryable = ModelUnreachable(f"model request failed: {type(exc).__name__}")
             else:
                 if response.status_code == 200:
                     try:

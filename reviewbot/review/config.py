@@ -9,6 +9,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from reviewbot.review.config_errors import problems, without
 from reviewbot.review.context.options import DEFAULT_PROMPT_BUDGET, ContextOptions
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.cronspec import check_schedule
@@ -118,6 +119,12 @@ class RepoConfig(_Strict):
             return [v.strip().removeprefix("./") if isinstance(v, str) else v for v in value]
         return value
 
+    @field_validator("severity_threshold", "blocking_severity", mode="before")
+    @classmethod
+    def _severity_case(cls, value: object) -> object:
+        """`Major` is what people write in prose: severities are words, in any case."""
+        return value.strip().lower() if isinstance(value, str) else value
+
     @field_validator("verify", mode="before")
     @classmethod
     def _yaml_switch(cls, value: object) -> object:
@@ -134,7 +141,8 @@ class LoadedConfig:
 
 def parse_config(text: str | None, defaults: dict[str, Any] | None = None, source: str = CONFIG_PATH, *,
                  org_file: bool = False) -> LoadedConfig:
-    """Parse the file over `defaults` (org-wide); on any error keep the defaults and say what was wrong.
+    """Parse the file over `defaults` (org-wide); a key at fault is dropped and named (with its line, the value given
+    and the key probably meant), the others apply; a file that is not YAML or not a mapping leaves the defaults.
     `linked_issues` and `public_repos` come from the defaults only unless `org_file` (the file is the
     organisation's defaults)."""
     base = dict(defaults or {})
@@ -158,11 +166,20 @@ def parse_config(text: str | None, defaults: dict[str, Any] | None = None, sourc
             ignored.append(f"{source}: `{key}` is read only from the organisation's `.github` repository "
                            "(its default branch); ignored")
         data = {k: v for k, v in data.items() if k != key}
-    try:
-        return LoadedConfig(RepoConfig.model_validate(_merge(base, data)), ignored)
-    except ValidationError as exc:
-        problems = [f"`{'.'.join(str(p) for p in e['loc'])}`: {e['msg']}" for e in exc.errors()[:20]]
-        return LoadedConfig(fallback, [*ignored, *(f"{source}: {p}" for p in problems)])
+    told: list[str] = []
+    written = set(data)  # a key at fault that is not among these came from the organisation's defaults
+    for _ in range(5):  # each round drops the keys at fault and tries the rest again
+        try:
+            config = RepoConfig.model_validate(_merge(base, data))
+        except ValidationError as exc:
+            found = problems(exc, text, source, RepoConfig)
+            dropped = [without(data, p.loc) or (p.loc[0] in written and p.loc[0] not in data) for p in found]
+            if not all(dropped):
+                return LoadedConfig(fallback, [*ignored, *told, *(p.text for p in found)])
+            told += [f"{p.text}; ignored, the file's other keys apply" for p in found]
+        else:
+            return LoadedConfig(config, [*ignored, *told])
+    return LoadedConfig(fallback, [*ignored, *told])
 
 
 def raw_mapping(text: str | None) -> dict[str, Any]:

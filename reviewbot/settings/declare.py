@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from reviewbot.errors import ConfigError
 from reviewbot.settings.parsers import Get, Parser
 
 T = TypeVar("T")
@@ -39,17 +40,25 @@ def env(name: str, parse: Parser[V], default: T, help: str, *, also: tuple[str, 
 
 
 def variables(cls: type[Any]) -> tuple[Var, ...]:
-    """The table, in field order (the order variables are read, so the first error is always the same one)."""
+    """The table, in field order (the order variables are read, so errors are always listed in the same order)."""
     return tuple(dataclasses.replace(f.metadata[_KEY], attr=f.name, default=_default(f))
                  for f in dataclasses.fields(cls) if _KEY in f.metadata)
 
 
 def read(cls: type[Any], get: Get) -> dict[str, Any]:
-    """Every declared attribute of `cls`, parsed from `get`, or its default where its variable is unset."""
+    """Every declared attribute of `cls`, parsed from `get`, or its default where its variable is unset; one
+    ConfigError naming every bad variable, so that fixing one does not only reveal the next."""
     values: dict[str, Any] = {}
+    errors: list[str] = []
     for var in variables(cls):
-        value = var.parse(get, var.names[0])
+        try:
+            value = var.parse(get, var.names[0])
+        except ConfigError as exc:
+            errors.append(str(exc))
+            continue
         values[var.attr] = var.default if value is None else value
+    if errors:
+        raise ConfigError("; ".join(errors))
     return values
 
 

@@ -51,6 +51,17 @@ def path(get: Get, name: str) -> Path | None:
     return None if raw is None else Path(raw)
 
 
+def data_dir(get: Get, name: str) -> Path | None:
+    """The variable as a path (`~` expanded), else the user's data directory (XDG_DATA_HOME, else HOME's
+    `.local/share`): never relative to wherever a command happens to run."""
+    if (raw := get(name)) is not None:
+        return Path(raw).expanduser()
+    if (xdg := get("XDG_DATA_HOME")) is not None and Path(xdg).is_absolute():  # the spec: relative ones are invalid
+        return Path(xdg) / "reviewbot"
+    home = get("HOME")
+    return None if home is None else Path(home) / ".local" / "share" / "reviewbot"
+
+
 def url(get: Get, name: str) -> str | None:
     """An http(s) URL, without its trailing slash."""
     raw = get(name)

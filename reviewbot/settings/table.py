@@ -45,8 +45,10 @@ class Settings:
     redis_url: str | None = env("REDIS_URL", p.text, None,
                                 "`redis://…`, `rediss://…` or `unix://…`. Unset: an embedded Redis under the data dir.",
                                 shown="unset → embedded")
-    data_dir: Path = env("REVIEWBOT_DATA_DIR", p.path, Path(".reviewbot"),
-                         "Embedded Redis data (append-only file) and socket, cached trees, the context index, audits.")
+    data_dir: Path = env("REVIEWBOT_DATA_DIR", p.data_dir, Path("~/.local/share/reviewbot"),
+                         "Embedded Redis data (append-only file) and socket, cached trees, the context index, "
+                         "audits, the App's private key. Never the working directory: a repository you review "
+                         "stays clean.", shown="`$XDG_DATA_HOME/reviewbot`, else `~/.local/share/reviewbot`")
     model_base_url: str | None = env(
         "REVIEWBOT_MODEL_BASE_URL", p.base_url, None,
         "Any OpenAI-compatible base; requests go to `{base}/chat/completions`.",
@@ -164,6 +166,10 @@ class Settings:
     ledger_days: int = env("REVIEWBOT_LEDGER_DAYS", p.days, 90, "Days of usage-ledger records kept in Redis.")
     log_format: str = env("REVIEWBOT_LOG_FORMAT", p.choice("auto", "json", "text"), "auto",
                           "`json` (one object per line), `text`, or `auto`: text on a terminal, JSON otherwise.")
+
+    def __post_init__(self) -> None:
+        # The declared default is `~/…`: expanded when settings are built, never at import.
+        object.__setattr__(self, "data_dir", self.data_dir.expanduser())
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:

@@ -78,7 +78,9 @@ def test_a_broken_setup_fails_and_says_what_to_fix(env: dict[str, str]) -> None:
 def test_missing_and_invalid_settings_are_named(env: dict[str, str], tmp_path: Path) -> None:
     code, rows, table = doctor(env | {"GITHUB_PRIVATE_KEY_PATH": str(tmp_path / "missing.pem"),
                                       "GITHUB_PRIVATE_KEY": ""})
-    assert code == 1 and rows == {"configuration": "FAIL"} and "GITHUB_PRIVATE_KEY_PATH" in table
+    assert code == 1 and rows["configuration"] == "FAIL" and "GITHUB_PRIVATE_KEY_PATH" in table
+    # The other checks still run, with the bad variable left at its default.
+    assert rows["GitHub App"] == "FAIL" and rows["Redis"] == "ok" and rows["model"] == "ok"
     bare = {k: v for k, v in env.items() if not k.startswith("GITHUB_") or k == "GITHUB_API_URL"}
     code, rows, table = doctor(bare)
     assert code == 1 and rows["GitHub App"] == "FAIL" and "reviewbot setup" in table

@@ -44,6 +44,8 @@ def repo(tmp_path: Path) -> Path:
 
 def run_cli(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "CLOUDFLARE_", "REVIEWBOT_"))}
+    # The default data dir is the user's: a test's goes beside its working directory, never into the real one.
+    clean["XDG_DATA_HOME"] = str(cwd.resolve().parent / f"{cwd.resolve().name}.data")
     return subprocess.run([sys.executable, "-m", "reviewbot", *args], env=clean | env, cwd=cwd,
                           capture_output=True, text=True, timeout=timeout)
 
@@ -58,7 +60,7 @@ def test_json_output_is_exactly_one_object_with_findings_and_usage(repo: Path, f
                    repo.parent)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)  # the whole stdout is one JSON document
-    assert set(result) == {"summary", "findings", "usage"}
+    assert {"summary", "findings", "usage", "base", "head", "sections"} <= set(result)
     assert result["summary"] == "Average, not total."
     assert [(f["path"], f["line"]) for f in result["findings"]] == [("app/calc.py", BUG_LINE)]
     assert set(result["usage"]) == {"prompt_tokens", "cached_tokens", "completion_tokens", "cost_usd"}
@@ -95,7 +97,8 @@ def test_dry_run_calls_no_model_and_needs_no_credentials(repo: Path, fake_model:
 
 
 def test_missing_model_credentials_and_bad_refs_are_clear_errors(repo: Path) -> None:
-    done = run_cli(["review", "--repo", str(repo), "--base", "main"], {}, repo)
-    assert done.returncode == 1 and "CLOUDFLARE_API_TOKEN" in done.stderr and "Traceback" not in done.stderr
+    done = run_cli(["review", "--repo", str(repo), "--base", "main"], {"REVIEWBOT_DATA_DIR": str(repo / "d")}, repo)
+    assert done.returncode == 2 and "CLOUDFLARE_API_TOKEN" in done.stderr and "Traceback" not in done.stderr
+    assert not (repo / "d").exists()  # a review bound to fail wrote nothing
     done = run_cli(["review", "--repo", str(repo), "--base", "no-such-branch", "--dry-run"], {}, repo)
-    assert done.returncode == 1 and "git merge-base failed" in done.stderr
+    assert done.returncode == 2 and "git merge-base failed" in done.stderr

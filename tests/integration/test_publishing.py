@@ -99,17 +99,22 @@ async def test_a_422_moves_the_comments_into_the_body_and_posts_once(
     assert "Comments GitHub would not place inline" in posted["body"] and "never closed" in posted["body"]
 
 
-async def test_an_invalid_config_is_named_in_the_check_run_and_defaults_apply(
+async def test_an_unknown_key_is_named_in_the_check_run_and_the_valid_keys_still_apply(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    config = {".github/reviewbot.yml": "max_coments: 1\n"}
+    config = {".github/reviewbot.yml": "max_coments: 1\nseverity_threshold: Major\nblocking_severity: major\n"}
     pull = fake_github.add_pull(REPO, 7, base_files={"app/io.py": BASE, **config},
                                 head_files={"app/io.py": HEAD_1, **config})
-    fake_model.script_reply(findings_json([finding(2, "File handle is never closed")]))
+    fake_model.script_reply(findings_json([finding(2, "File handle is never closed"),
+                                           finding(3, "Name could be clearer", severity="minor")]))
     await review(web, settings, redis_url, pull)
     [check] = fake_github.check_runs.values()
-    assert "Configuration problems" in check["output"]["summary"] and "`max_coments`" in check["output"]["summary"]
-    assert len(fake_github.reviews[(REPO, 7)][0]["comments"]) == 1  # the review still happened
+    summary = check["output"]["summary"]
+    assert "Configuration problems" in summary and "line 1" in summary and "`max_coments`" in summary
+    assert "did you mean `max_comments`" in summary
+    # One typo does not throw the file away: the threshold (written `Major`) and the blocking severity hold.
+    assert [c["line"] for c in fake_github.reviews[(REPO, 7)][0]["comments"]] == [2]
+    assert check["conclusion"] == "failure"
 
 
 async def test_org_defaults_apply_and_the_repository_overrides_them(

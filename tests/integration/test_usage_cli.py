@@ -99,7 +99,8 @@ def test_review_shows_progress_on_a_terminal_and_keeps_stdout_clean(
         repo: Path, fake_model: FakeModel) -> None:  # noqa: F811
     fake_model.script_reply(findings_json([bug_finding()]))
     stdout, shown = run_in_terminal(["review", "--repo", str(repo), "--base", "main", "--format", "json"],
-                                    model_env(fake_model), repo.parent, stdout_too=False)
+                                    model_env(fake_model) | {"REVIEWBOT_DATA_DIR": str(repo.parent / "data")},
+                                    repo.parent, stdout_too=False)
     assert "reviewing:" in shown
     assert json.loads(stdout)["findings"]  # stdout is still exactly one JSON document
 

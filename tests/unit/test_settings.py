@@ -20,7 +20,11 @@ def test_defaults_point_at_cloudflare_and_github() -> None:
     assert s.github_api_url == "https://api.github.com"
     assert s.model == "@cf/moonshotai/kimi-k2.6"
     assert s.chat_base_url == "https://api.cloudflare.com/client/v4/accounts/acc/ai/v1"
-    assert s.redis_url is None and s.data_dir == Path(".reviewbot")
+    assert s.redis_url is None and s.data_dir == Path.home() / ".local" / "share" / "reviewbot"
+    # The user's data directory, never the working directory (a reviewed repository stays clean).
+    assert Settings.from_mapping({"HOME": "/home/ann"}).data_dir == Path("/home/ann/.local/share/reviewbot")
+    assert Settings.from_mapping({"HOME": "/home/ann", "XDG_DATA_HOME": "/d"}).data_dir == Path("/d/reviewbot")
+    assert Settings.from_mapping({"HOME": "/h", "REVIEWBOT_DATA_DIR": "~/rb"}).data_dir == Path.home() / "rb"
 
 
 def test_missing_variables_are_named() -> None:
@@ -103,7 +107,8 @@ def test_from_mapping_reads_exactly_the_declared_variables() -> None:
 
     env = Recording()
     Settings.from_mapping(env)
-    assert env.asked == {n for v in settings_table() for n in v.names}
+    # The data dir falls back to the user's data directory: XDG_DATA_HOME, else HOME's.
+    assert env.asked == {n for v in settings_table() for n in v.names} | {"XDG_DATA_HOME", "HOME"}
 
 
 def test_markdown_lists_every_variable_once_and_the_configuration_page_has_it() -> None:

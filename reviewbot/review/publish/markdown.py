@@ -151,7 +151,7 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
         lines += ["", "#### Outside the diff", ""]
         lines += _outside(report, notes.links)
     if notes.config_errors:
-        lines += ["", "#### Configuration problems (defaults used)", ""]
+        lines += ["", "#### Configuration problems (the keys named were ignored)", ""]
         lines += [f"- {neutralize_inline(e, policy)}" for e in notes.config_errors]
     if notes.unseen:
         lines += ["", f"**Not reviewed**: GitHub did not show {len(notes.unseen)} file(s): "

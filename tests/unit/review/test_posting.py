@@ -152,12 +152,15 @@ def test_the_422_fallback_moves_comments_into_the_body() -> None:
     assert read_review_marker(fallback["body"], KEY) == read_review_marker(payload["body"], KEY) is not None
 
 
-def test_config_errors_keep_defaults_and_name_the_key() -> None:
+def test_config_errors_drop_only_the_key_at_fault_and_name_it() -> None:
     loaded = parse_config("max_comments: lots\nauto_review: {drafts: true}\n")
-    assert loaded.config == RepoConfig() and "`max_comments`" in loaded.errors[0]
+    assert loaded.config == RepoConfig(auto_review={"drafts": True}) and "`max_comments`" in loaded.errors[0]
     assert "not valid YAML" in parse_config("key: [unclosed").errors[0]
     assert parse_config("max_coments: 3").errors == [
-        ".github/reviewbot.yml: `max_coments`: Extra inputs are not permitted"]
+        ".github/reviewbot.yml line 1: `max_coments` is not a key (did you mean `max_comments`?), given 3; ignored, "
+        "the file's other keys apply"]
+    # A key the organisation's defaults got wrong cannot be dropped from the file: the defaults apply, as before.
+    assert parse_config("max_comments: 3", defaults={"passes": 9}).config == RepoConfig()
 
 
 def test_org_defaults_are_overridden_by_the_repository() -> None:
