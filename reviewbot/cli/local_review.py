@@ -9,7 +9,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from reviewbot.cli.review_output import EXPECTED_COMPLETION_TOKENS, PlanFacts, Revisions, as_json, plan_text, posted
+from reviewbot.cli.review_output import (
+    EXPECTED_COMPLETION_TOKENS,
+    PlanFacts,
+    Revisions,
+    as_json,
+    nothing_json,
+    plan_text,
+    posted,
+)
 from reviewbot.errors import ConfigError, ModelUnreachable
 from reviewbot.inference.pricing import cost
 from reviewbot.repos.localgit import LocalChange, read_local_change
@@ -47,6 +55,8 @@ def review_command(settings: Settings, args: ReviewArgs) -> int:
     if nothing := _nothing_to_review(change):
         print(f"reviewbot: nothing to review: {nothing}; no prompt was planned and no model was asked",
               file=sys.stderr)
+        if args.fmt == "json":  # a CI step reading the JSON gets the same keys, not an empty stdout
+            print(nothing_json(rev, args.dry_run, nothing, settings.model, args.fail_on))
         return DONE
     stores = FileStores(settings.data_dir)
     key = branch_layout_key(change.identity, change.branch)

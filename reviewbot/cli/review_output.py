@@ -61,6 +61,22 @@ def as_json(rev: Revisions, facts: PlanFacts, result: ReviewResult | None,
     return json.dumps(data, indent=2)
 
 
+def nothing_json(rev: Revisions, dry_run: bool, reason: str, model: str, blocking: str | None) -> str:
+    """`as_json`'s keys for a range with nothing to review: no plan (null), no findings, nothing spent, and why."""
+    data: dict[str, Any] = {
+        "dry_run": dry_run,
+        "base": {"ref": rev.base_ref, "sha": rev.base_sha},
+        "head": {"ref": rev.head_ref, "sha": rev.head_sha, "worktree": rev.worktree},
+        "model": model, "affinity": None, "prompt_tokens_estimate": 0, "budget_tokens": None,
+        "chars_per_token": None, "expected_cached_tokens": 0, "previous_review": False,
+        "estimated_cost_usd": 0.0, "sections": [], "skipped": [], "coverage": None,
+        "summary": None, "findings": [], "usage": None,
+        "blocking": {"severity": blocking, "reached": False},
+        "nothing_to_review": reason,
+    }
+    return json.dumps(data, indent=2)
+
+
 def posted(result: ReviewResult) -> list[Finding]:
     placement = result.report.placement
     return [a.finding for a in placement.inline] + list(placement.outside)

@@ -80,7 +80,14 @@ def test_nothing_to_review_is_said_and_costs_nothing(shop: Path, fake_model: Fak
     for extra in ((), ("--dry-run", "--format", "json")):
         done = run_cli(["review", "--repo", str(shop), "--base", "HEAD~1", *extra], model_env(fake_model), shop)
         assert done.returncode == 0 and "docs/guide.md: ignored by the repository's configuration" in done.stderr
-        assert "no prompt was planned and no model was asked" in done.stderr and done.stdout == ""
+        assert "no prompt was planned and no model was asked" in done.stderr
+        if not extra:
+            assert done.stdout == ""
+        else:  # a CI step reading the JSON gets the review's keys, and why nothing was asked
+            answer = json.loads(done.stdout)
+            assert "docs/guide.md" in answer["nothing_to_review"] and answer["findings"] == []
+            assert answer["estimated_cost_usd"] == 0 and answer["blocking"]["reached"] is False
+            assert len(answer["head"]["sha"]) == 40 and answer["dry_run"] is True
     assert fake_model.requests == []
 
 
