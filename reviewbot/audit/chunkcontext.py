@@ -4,18 +4,22 @@ the rest of the repository, as (path, line ranges, reason) blocks small enough t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.chunks import Chunk
-from reviewbot.review.context.excerpts import plan_ranges, render_block
+from reviewbot.audit.flows import Roles
 from reviewbot.review.context.symbols import Definition
 
-CONTEXT_TOKENS = 6_000  # per chunk: callers and callees outside it, strongest link first
+CONTEXT_TOKENS = 20_000  # per chunk: callers and callees outside it, flows first, then strongest link first
 MAX_DEFINITION_LINES = 40
-MAX_USES_PER_NAME = 3
-MIN_BLOCK_CHARS = 400
+MAX_USES_PER_NAME = 2  # per name, around calls into a sink
+MAX_COMPACT_RANGES = 3  # per block, for a link that carries no flow
+FENCE_BREAK = "`\u200b``"  # a fence inside the code cannot close ours
+USE_PAD = 2  # lines around a call site that feeds a sink
+MIN_BLOCK_CHARS = 120
+NO_ROLES = Roles(frozenset(), frozenset())
 
 
 @dataclass(frozen=True)
@@ -36,50 +40,100 @@ class Block:
         return cls(str(path), None if ranges is None else tuple((int(a), int(b)) for a, b in ranges), str(reason))
 
 
-def links(chunk: Chunk, graph: CallGraph) -> list[tuple[float, str, str, tuple[str, ...]]]:
-    """(weight, path, "callee" or "caller", names) for files outside the chunk it calls or is called by."""
+@dataclass
+class Link:
+    """A file outside the chunk: the chunk's names it calls, the names it defines that the chunk calls, how
+    strongly, and whether a flow runs through it (it calls a sink of the chunk, or a source of the chunk calls it)."""
+
+    weight: float = 0.0
+    calls: set[str] = field(default_factory=set)
+    defines: set[str] = field(default_factory=set)
+    flow: bool = False
+
+
+def links(chunk: Chunk, graph: CallGraph, roles: Roles = NO_ROLES) -> dict[str, Link]:
+    """Every file outside the chunk it calls or is called by."""
     inside = set(chunk.paths)
-    found: dict[tuple[str, str], tuple[float, set[str]]] = {}
+    found: dict[str, Link] = {}
     for path in chunk.paths:
         for callee, names in graph.uses.get(path, {}).items():
             if callee not in inside:
-                w, seen = found.get((callee, "callee"), (0.0, set()))
-                found[(callee, "callee")] = (w + graph.weight[path][callee], seen | set(names))
+                link = found.setdefault(callee, Link())
+                link.weight += graph.weight[path][callee]
+                link.defines.update(names)
+                link.flow |= path in roles.sources
         for caller in graph.callers.get(path, ()):
             if caller not in inside:
-                w, seen = found.get((caller, "caller"), (0.0, set()))
-                found[(caller, "caller")] = (w + graph.weight[caller][path], seen | set(graph.uses[caller][path]))
-    return sorted(((w, p, how, tuple(sorted(n))) for (p, how), (w, n) in found.items()),
-                  key=lambda x: (-x[0], x[1], x[2]))
+                link = found.setdefault(caller, Link())
+                link.weight += graph.weight[caller][path]
+                link.calls.update(graph.uses[caller][path])
+                link.flow |= path in roles.sinks
+    return found
 
 
 def plan_context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGraph,
-                 definitions: Mapping[str, Sequence[Definition]], budget: int = CONTEXT_TOKENS) -> list[Block]:
-    """Callers first (where tainted input comes from is what an audit misses most), as short windows around
-    their uses; then the definitions this part calls, strongest link first, while the budget lasts."""
-    blocks: list[Block] = []
+                 definitions: Mapping[str, Sequence[Definition]], budget: int = CONTEXT_TOKENS,
+                 roles: Roles = NO_ROLES) -> list[Block]:
+    """One block per file outside the chunk that calls into it or that it calls: first every link by its lines
+    alone (the calls of the chunk's names, the signatures of what it calls), flows and strongest links first;
+    then, while the budget lasts, flows widened: a few lines around each call into a sink of this part, the
+    first lines of the bodies this part passes its input to. A block that does not fit is left out."""
+    found = links(chunk, graph, roles)
+    order = sorted(found, key=lambda p: (not found[p].flow, -found[p].weight, p))
     left = budget * 4  # characters
-    ranked = links(chunk, graph)
-    for _, path, how, names in [x for x in ranked if x[2] == "caller"] + [x for x in ranked if x[2] == "callee"]:
-        if left < MIN_BLOCK_CHARS:
-            break
-        text = read(path)
-        if text is None:
-            continue
-        if how == "callee":
-            ranges = plan_ranges(text, [(d.start, min(d.end, d.start + MAX_DEFINITION_LINES))
-                                        for d in definitions.get(path, ()) if d.name in names])
-            if ranges is None and len(text) > left:
-                continue  # shown whole, it would not fit: not worth rendering to find out
-            reason = f"defines {', '.join(f'`{n}`' for n in names[:4])}, used by this part"
-        else:
-            ranges = _merged(_uses(text, names))
-            reason = f"uses {', '.join(f'`{n}`' for n in names[:4])}, defined in this part"
-        size = len(render_block(path, text, None, ranges, reason))  # what it would cost decides; the block is kept
-        if size <= left:  # as a spec and rendered again where the request is built
-            blocks.append(Block(path, ranges, reason))
-            left -= size
-    return blocks
+    chosen: dict[str, tuple[Block, int]] = {}
+    texts: dict[str, list[str]] = {}
+    for wide in (False, True):
+        for path in order:
+            if left < MIN_BLOCK_CHARS or (wide and (not found[path].flow or path not in chosen)):
+                continue
+            if path not in texts:
+                if (text := read(path)) is None:
+                    continue
+                texts[path] = text.split("\n")
+            block, size = _block(path, texts[path], found[path], definitions.get(path, ()), wide)
+            grown = size - chosen[path][1] if path in chosen else size
+            if block.ranges and grown <= left:  # kept as a spec, rendered again where the request is built
+                chosen[path] = (block, size)
+                left -= grown
+    return [chosen[p][0] for p in order if p in chosen]
+
+
+def _block(path: str, lines: list[str], link: Link, defined: Sequence[Definition], wide: bool) -> tuple[Block, int]:
+    """The block and about how many characters `render_block` will write for it."""
+    calls, defines = sorted(link.calls), sorted(link.defines)
+    body = min((d.start for d in defined), default=1)  # uses before the first definition are its imports
+    uses = _uses(lines, calls, body, MAX_USES_PER_NAME if wide else 1)
+    spans = [(max(1, n - USE_PAD), n + USE_PAD) if wide else (n, n) for n in uses]
+    spans += [_definition(d, lines, wide) for d in defined if d.name in link.defines]
+    ranges = _merged([(a, min(b, len(lines))) for a, b in spans if a <= len(lines)])
+    if not wide:
+        ranges = ranges[:MAX_COMPACT_RANGES]
+    reason = "; ".join(part for part in (
+        f"calls {', '.join(f'`{n}`' for n in calls[:3])} of this part" if calls else "",
+        f"defines {', '.join(f'`{n}`' for n in defines[:3])}" if defines else "") if part)
+    block = Block(path, ranges, reason)
+    return block, len(render_block(block, lines))
+
+
+def render_block(block: Block, lines: list[str]) -> str:
+    """A block as the request shows it: the file's own line numbers (as the chunk's files are numbered), blank
+    lines left out; `ranges` None shows the whole file."""
+    ranges = block.ranges if block.ranges is not None else ((1, len(lines)),)
+    shown = [f"{n} {lines[n - 1]}" for a, b in ranges for n in range(a, min(b, len(lines)) + 1)
+             if lines[n - 1].strip()]
+    where = "whole" if block.ranges is None else f"lines {', '.join(f'{a}-{b}' for a, b in ranges)} of {len(lines)}"
+    body = "\n".join(shown).replace("```", FENCE_BREAK)
+    return f"### {block.path} ({where}; {block.reason})\n```\n{body}\n```"
+
+
+def _definition(d: Definition, lines: list[str], wide: bool) -> tuple[int, int]:
+    """A definition's decorators and signature; its first lines of body too when `wide`."""
+    start = d.start
+    while start < d.end and lines[start - 1].lstrip().startswith("@"):
+        start += 1
+    header = start + d.signature.count("\n")
+    return d.start, min(d.end, d.start + MAX_DEFINITION_LINES if wide else header)
 
 
 def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -92,21 +146,15 @@ def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def _uses(text: str, names: tuple[str, ...]) -> list[tuple[int, int]]:
-    """Windows around the first uses of each name: str.find, and lines counted on from the previous use."""
-    found: list[int] = []
+def _uses(lines: list[str], names: list[str], start: int, most: int) -> list[int]:
+    """The lines of the first `most` uses of each name from line `start` on (its calls, not its imports)."""
+    out: list[int] = []
     for name in names:
-        start = 0
-        for _ in range(MAX_USES_PER_NAME):
-            at = text.find(name, start)
-            if at < 0:
-                break
-            found.append(at)
-            start = at + len(name)
-    out: list[tuple[int, int]] = []
-    line, at = 1, 0
-    for position in sorted(found):
-        line += text.count("\n", at, position)
-        at = position
-        out.append((max(1, line - 3), line + 3))
+        hits = 0
+        for number in range(start, len(lines) + 1):
+            if name in lines[number - 1]:
+                out.append(number)
+                hits += 1
+                if hits >= most:
+                    break
     return out

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from reviewbot.audit.elision import Ranges, elided_lines
 from reviewbot.review.context.index import IDENT, MAX_INDEXED_FILE_CHARS
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.store import git_blob_id
@@ -20,6 +21,7 @@ Key = tuple[str, str]  # (git blob id of the text, language or "" for the plain-
 class FileFacts:
     definitions: tuple[Definition, ...]
     names: frozenset[str]  # every identifier the text holds
+    elided: Ranges = ()  # lines the audit's prompt leaves out (long docstrings, comment blocks)
 
 
 class FactCache(Protocol):
@@ -68,7 +70,7 @@ def parse_facts(path: str, text: str, definitions: Callable[[str, str], Sequence
     """One parse and one identifier scan; a file too big to index has no facts (as in the review's index)."""
     if len(text) > MAX_INDEXED_FILE_CHARS:
         return FileFacts((), frozenset())
-    return FileFacts(tuple(definitions(path, text)), frozenset(IDENT.findall(text)))
+    return FileFacts(tuple(definitions(path, text)), frozenset(IDENT.findall(text)), elided_lines(path, text))
 
 
 def file_facts(texts: Mapping[str, str], definitions: Callable[[str, str], Sequence[Definition]],
