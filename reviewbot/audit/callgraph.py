@@ -14,7 +14,7 @@ from reviewbot.review.context.index import module_stem
 MIN_NAME = 4  # shorter names (`get`, `run`) say nothing about who calls whom
 MAX_DEFINERS = 3  # a name defined in more files is ambiguous: which one is meant?
 MAX_USERS = 40  # a name used in more files is infrastructure: its callers do not travel with it
-MAX_EDGE_NAMES = 8  # names kept per edge, to render the context that links two files
+MAX_EDGE_NAMES = 32  # names kept per edge, to render the context that links two files
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from reviewbot.audit.chunks import Chunk
 from reviewbot.audit.flows import Roles
 from reviewbot.review.context.symbols import Definition
 
-CONTEXT_TOKENS = 20_000  # per chunk: callers and callees outside it, flows first, then strongest link first
+CONTEXT_TOKENS = 24_000  # per chunk: callers and callees outside it, flows first, then strongest link first
 MAX_DEFINITION_LINES = 40
 MAX_USES_PER_NAME = 2  # per name, around calls into a sink
-MAX_COMPACT_RANGES = 3  # per block, for a link that carries no flow
+MAX_COMPACT_CALLS = 2  # call sites per block before it is widened
 FENCE_BREAK = "`\u200b``"  # a fence inside the code cannot close ours
 USE_PAD = 2  # lines around a call site that feeds a sink
 MIN_BLOCK_CHARS = 120
@@ -104,11 +104,11 @@ def _block(path: str, lines: list[str], link: Link, defined: Sequence[Definition
     calls, defines = sorted(link.calls), sorted(link.defines)
     body = min((d.start for d in defined), default=1)  # uses before the first definition are its imports
     uses = _uses(lines, calls, body, MAX_USES_PER_NAME if wide else 1)
-    spans = [(max(1, n - USE_PAD), n + USE_PAD) if wide else (n, n) for n in uses]
-    spans += [_definition(d, lines, wide) for d in defined if d.name in link.defines]
-    ranges = _merged([(a, min(b, len(lines))) for a, b in spans if a <= len(lines)])
-    if not wide:
-        ranges = ranges[:MAX_COMPACT_RANGES]
+    heads = [_definition(d, lines, wide) for d in defined if d.name in link.defines]
+    calls_at = [(max(1, n - USE_PAD), n + USE_PAD) if wide else (n, n) for n in uses]
+    if not wide:  # every signature it defines for the chunk (few lines each), and its first calls
+        calls_at = calls_at[:MAX_COMPACT_CALLS]
+    ranges = _merged([(a, min(b, len(lines))) for a, b in heads + calls_at if a <= len(lines)])
     reason = "; ".join(part for part in (
         f"calls {', '.join(f'`{n}`' for n in calls[:3])} of this part" if calls else "",
         f"defines {', '.join(f'`{n}`' for n in defines[:3])}" if defines else "") if part)
@@ -122,7 +122,7 @@ def render_block(block: Block, lines: list[str]) -> str:
     ranges = block.ranges if block.ranges is not None else ((1, len(lines)),)
     shown = [f"{n} {lines[n - 1]}" for a, b in ranges for n in range(a, min(b, len(lines)) + 1)
              if lines[n - 1].strip()]
-    where = "whole" if block.ranges is None else f"lines {', '.join(f'{a}-{b}' for a, b in ranges)} of {len(lines)}"
+    where = "whole" if block.ranges is None else f"of {len(lines)} lines"
     body = "\n".join(shown).replace("```", FENCE_BREAK)
     return f"### {block.path} ({where}; {block.reason})\n```\n{body}\n```"
 
