@@ -8,11 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.answer_schema import AUDIT_SCHEMA, EVIDENCE_INSTRUCTIONS
-from reviewbot.audit.callgraph import CallGraph
-from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, FENCE_BREAK, Block, plan_context, render_block
+from reviewbot.audit.chunkcontext import FENCE_BREAK, Block, render_block
 from reviewbot.audit.chunks import Chunk
 from reviewbot.audit.elision import Ranges, marker
-from reviewbot.review.context.symbols import Definition
 from reviewbot.review.findings.security import checklist
 
 MAX_FILE_CHARS = 400_000  # about 100k tokens: a longer file is shown in part (the report says so)
@@ -75,13 +73,6 @@ def numbered(path: str, text: str, elided: Ranges = ()) -> str:
     if len(text) > MAX_FILE_CHARS:
         body += f"\n(the file goes on; only its first {MAX_FILE_CHARS:,} characters are shown)"
     return f"### {path}\n```\n" + body.replace("```", FENCE_BREAK) + "\n```"
-
-
-def chunk_messages(prefix: Prefix, chunk: Chunk, total: int, read: Callable[[str], str | None], graph: CallGraph,
-                   definitions: Mapping[str, Sequence[Definition]],
-                   context_tokens: int = CONTEXT_TOKENS) -> list[dict[str, str]]:
-    """The chunk's request: the shared prefix first, everything specific to the chunk after it."""
-    return render_chunk(prefix, chunk, total, read, plan_context(chunk, read, graph, definitions, context_tokens))
 
 
 def render_chunk(prefix: Prefix, chunk: Chunk, total: int, read: Callable[[str], str | None],

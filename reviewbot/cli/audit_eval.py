@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from reviewbot.audit.chunks import AUDIT_CHUNK_TOKENS
 from reviewbot.cli.common import Subparsers, load_settings
 
 
@@ -23,7 +24,8 @@ def add(sub: Subparsers) -> None:
                        help="the report's format (default: from --report's suffix, .json or .sarif, else markdown)")
     audit.add_argument("--restart", action="store_true", help="forget the saved progress and audit again")
     audit.add_argument("--parallel", type=int, default=4, help="chunks in flight at once (default 4)")
-    audit.add_argument("--chunk-tokens", type=int, default=30_000, help="code per chunk, in tokens (default 30000)")
+    audit.add_argument("--chunk-tokens", type=int, default=AUDIT_CHUNK_TOKENS,
+                       help=f"code per chunk, in tokens (default {AUDIT_CHUNK_TOKENS})")
     ev = sub.add_parser("eval", help="measure review quality on a suite of cases with expected findings")
     ev.add_argument("--suite", type=Path, default=Path("eval"), help="the suite's directory (default: eval)")
     ev.add_argument("--format", choices=["table", "json"], default="table")
