@@ -3,8 +3,10 @@ the rest of the repository, as (path, line ranges, reason) blocks small enough t
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from reviewbot.audit.callgraph import CallGraph
@@ -82,7 +84,7 @@ def plan_context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGra
     order = sorted(found, key=lambda p: (not found[p].flow, -found[p].weight, p))
     left = budget * 4  # characters
     chosen: dict[str, tuple[Block, int]] = {}
-    texts: dict[str, list[str]] = {}
+    texts: dict[str, tuple[str, list[int], list[str]]] = {}
     for wide in (False, True):
         for path in order:
             if left < MIN_BLOCK_CHARS or (wide and (not found[path].flow or path not in chosen)):
@@ -90,7 +92,8 @@ def plan_context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGra
             if path not in texts:
                 if (text := read(path)) is None:
                     continue
-                texts[path] = text.split("\n")
+                lines = text.split("\n")
+                texts[path] = (text, [0, *accumulate(len(line) + 1 for line in lines)], lines)
             block, size = _block(path, texts[path], found[path], definitions.get(path, ()), wide)
             grown = size - chosen[path][1] if path in chosen else size
             if block.ranges and grown <= left:  # kept as a spec, rendered again where the request is built
@@ -99,15 +102,16 @@ def plan_context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGra
     return [chosen[p][0] for p in order if p in chosen]
 
 
-def _block(path: str, lines: list[str], link: Link, defined: Sequence[Definition], wide: bool) -> tuple[Block, int]:
-    """The block and about how many characters `render_block` will write for it."""
+def _block(path: str, text: tuple[str, list[int], list[str]], link: Link, defined: Sequence[Definition],
+           wide: bool) -> tuple[Block, int]:
+    """The block and how many characters `render_block` writes for it: every signature the file defines for the
+    chunk (a few lines each) and its first calls of the chunk's names (around each, when `wide`)."""
+    lines = text[2]
     calls, defines = sorted(link.calls), sorted(link.defines)
     body = min((d.start for d in defined), default=1)  # uses before the first definition are its imports
-    uses = _uses(lines, calls, body, MAX_USES_PER_NAME if wide else 1)
+    uses = _uses(text, calls, body, MAX_USES_PER_NAME if wide else 1, None if wide else MAX_COMPACT_CALLS)
     heads = [_definition(d, lines, wide) for d in defined if d.name in link.defines]
     calls_at = [(max(1, n - USE_PAD), n + USE_PAD) if wide else (n, n) for n in uses]
-    if not wide:  # every signature it defines for the chunk (few lines each), and its first calls
-        calls_at = calls_at[:MAX_COMPACT_CALLS]
     ranges = _merged([(a, min(b, len(lines))) for a, b in heads + calls_at if a <= len(lines)])
     reason = "; ".join(part for part in (
         f"calls {', '.join(f'`{n}`' for n in calls[:3])} of this part" if calls else "",
@@ -146,15 +150,20 @@ def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def _uses(lines: list[str], names: list[str], start: int, most: int) -> list[int]:
-    """The lines of the first `most` uses of each name from line `start` on (its calls, not its imports)."""
+def _uses(text: tuple[str, list[int], list[str]], names: list[str], start: int, most: int,
+          limit: int | None) -> list[int]:
+    """The lines of the first `most` uses of each name from line `start` on (its calls, not its imports), at
+    most `limit` in all: str.find on the text, line numbers from the lines' offsets."""
+    whole, offsets, lines = text
     out: list[int] = []
     for name in names:
-        hits = 0
-        for number in range(start, len(lines) + 1):
-            if name in lines[number - 1]:
-                out.append(number)
-                hits += 1
-                if hits >= most:
-                    break
+        at = offsets[min(start, len(lines)) - 1]
+        for _ in range(most):
+            at = whole.find(name, at)
+            if at < 0:
+                break
+            out.append(bisect_right(offsets, at))
+            at += len(name)
+        if limit is not None and len(out) >= limit:
+            return out[:limit]
     return out

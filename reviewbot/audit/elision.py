@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from functools import cache
 
-from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter import Node, Parser, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
 from reviewbot.review.context.languages import language_for
@@ -33,14 +33,16 @@ def _query(language: str) -> Query:
     return Query(get_language(language), QUERIES[language])  # type: ignore[arg-type]
 
 
-def elided_lines(path: str, text: str) -> Ranges:
+def elided_lines(path: str, text: str, tree: Tree | None = None) -> Ranges:
     """Line ranges to leave out: a docstring's lines after its first (the summary stays), and runs of
-    MIN_ELIDED_LINES or more lines holding nothing but a comment. Code is never in a range."""
+    MIN_ELIDED_LINES or more lines holding nothing but a comment. Code is never in a range. `tree`: the file's
+    syntax tree when a parse for its definitions made one (of the same UTF-8 bytes), so it is not parsed twice."""
     language = language_for(path)
     if language not in QUERIES or len(text) > MAX_PARSE_CHARS:
         return ()
     data = text.encode("utf-8", errors="replace")
-    captures = QueryCursor(_query(language)).captures(_parser(language).parse(data).root_node)
+    root = (tree if tree is not None else _parser(language).parse(data)).root_node
+    captures = QueryCursor(_query(language)).captures(root)
     lines = data.split(b"\n")  # byte lines: the parser's columns count bytes
     spans: list[tuple[int, int]] = []
     for node in captures.get("doc", []):

@@ -3,7 +3,7 @@ shared by every chunk, and the estimated cost. Both `reviewbot audit` and the se
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from reviewbot.audit.callgraph import CallGraph, build_graph
@@ -12,17 +12,17 @@ from reviewbot.audit.chunkprompt import Prefix, audit_prefix, render_chunk
 from reviewbot.audit.chunks import AUDIT_CHUNK_TOKENS, Chunk, auditable
 from reviewbot.audit.clusters import graph_chunks
 from reviewbot.audit.elision import Ranges
-from reviewbot.audit.factcache import FactCache, file_facts
+from reviewbot.audit.factcache import FactCache, Parse, file_facts
 from reviewbot.audit.flows import Roles, flow_graph, flow_roles
 from reviewbot.audit.overview import build_overview
 from reviewbot.inference.pricing import cost
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES, Snapshot
-from reviewbot.review.context.symbols import Definition, parse
+from reviewbot.review.context.symbols import Definition, Parsed, parse
 from reviewbot.review.prompt.sections import estimate_tokens
 from reviewbot.review.prompt.tooldefs import TOOL_DEFINITIONS_JSON
 from reviewbot.settings.catalogue import Price
 
-Definitions = Callable[[str, str], Sequence[Definition]]  # (path, text) -> what the file defines
+Definitions = Parse  # (path, text) -> what the file defines (or the parse that found it, with its tree)
 Select = Callable[[CallGraph, Mapping[str, int]], Collection[str] | None]  # (graph, sizes) -> files to audit
 ANSWER_TOKENS = 1_500  # expected per chunk's review answer, for the estimate
 LINKING_KINDS = frozenset({"function", "method", "class", "type", "constant"})
@@ -84,8 +84,8 @@ class AuditPlan:
         return Estimate(prompt, cached, ANSWER_TOKENS, usd)
 
 
-def parsed_definitions(path: str, text: str) -> Sequence[Definition]:
-    return parse(path, text).definitions
+def parsed_definitions(path: str, text: str) -> Parsed:
+    return parse(path, text)
 
 
 def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = AUDIT_CHUNK_TOKENS,

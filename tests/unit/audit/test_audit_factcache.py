@@ -11,7 +11,7 @@ from reviewbot.audit.factcache import FileFacts, MemoryFacts, key_of
 from reviewbot.audit.factstore import SqliteFacts
 from reviewbot.audit.planner import AuditPlan, parsed_definitions, plan_audit
 from reviewbot.review.context.snapshot import MemorySnapshot
-from reviewbot.review.context.symbols import Definition
+from reviewbot.review.context.symbols import Definition, Parsed
 from tests.unit.audit.test_audit_plan import QUERIES, repo
 
 
@@ -21,7 +21,7 @@ class Counting:
     def __init__(self) -> None:
         self.parsed: list[str] = []
 
-    def __call__(self, path: str, text: str) -> Sequence[Definition]:
+    def __call__(self, path: str, text: str) -> Sequence[Definition] | Parsed:
         self.parsed.append(path)
         return parsed_definitions(path, text)
 
