@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.audit_planted import findable
 from bench.audit_recall import callee_recall, caller_recall
 from bench.audit_standin import Bill, answer, seen_sinks, sinks, verdicts
 from bench.readme import write_section
@@ -181,20 +182,22 @@ def main() -> None:
             cold.append(after(DirSnapshot(snapshot.root), known, only=selection.audit,
                               cache=SqliteFacts(work / f"cold-{n}"), name="incremental, cold (empty facts cache)",
                               earlier=earlier)[0])
+        planted = findable(work)
     incremental = min(warm, key=lambda r: r.cpu)
     runs += [incremental, min(cold, key=lambda r: r.cpu)]
     texts = {p: new_files[p] for p in paths}
     recall = {r.name: caller_recall(texts, r.prompts, r.home) for r in runs[:-2]}
     callees = {r.name: callee_recall(texts, r.prompts, r.home) for r in runs[:-2]}
     text = report(runs, plan, selection.changed, selection.audit, incremental.bill.usd / full.bill.usd, recall,
-                  callees, args.repeat)
+                  callees, args.repeat, planted)
     print(text)
     if args.write_readme:
         write_section("audit", text)
 
 
 def report(runs: list[Run], plan: AuditPlan, changed: tuple[str, ...], audited: tuple[str, ...], share: float,
-           recall: dict[str, tuple[int, int]], callees: dict[str, tuple[int, int]], repeat: int) -> str:
+           recall: dict[str, tuple[int, int]], callees: dict[str, tuple[int, int]], repeat: int,
+           planted: dict[str, tuple[int, int]] | None) -> str:
     lines = ["Command: `.venv/bin/python -m bench.audit_plan --write-readme`. Django 5.2.2's `django/` package "
              f"from PyPI ({len(plan.sizes)} files audited, about {sum(plan.sizes.values()) // 4:,} tokens of code), "
              "offline stand-in model (bench/audit_standin.py), cost at K2.6 prices ($0.95/M input, $0.16/M cached, "
@@ -215,6 +218,10 @@ def report(runs: list[Run], plan: AuditPlan, changed: tuple[str, ...], audited: 
     lines += ["", "Real callees (the same `ast` pairs, per function: its `def` line arrives with the calling file's "
               "chunk, same chunk or shown in its prompt):"]
     lines += [f"- {name}: {hit:,} of {total:,} ({hit / max(total, 1):.1%})" for name, (hit, total) in callees.items()]
+    if planted is not None:
+        lines += ["", "Planted flows findable (bench/planted/, judged by bench/planted/ideal.py: one chunk's request "
+                  "holds the source line, the sink line and every function between):"]
+        lines += [f"- {name}: {found} of {total}" for name, (found, total) in planted.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -11,14 +11,18 @@ from typing import Any
 
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.chunks import Chunk
-from reviewbot.audit.flows import Roles
+from reviewbot.audit.flows import SINKS, SOURCES, Roles
+from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.symbols import Definition
 
-CONTEXT_TOKENS = 24_000  # per chunk: callers and callees outside it, flows first, then strongest link first
-MAX_DEFINITION_LINES = 40
+CONTEXT_TOKENS = 28_000  # per chunk: callers and callees outside it, flows first, then strongest link first
+MAX_DEFINITION_LINES = 12  # of a body a flow's source passes input to (its sink lines come too)
+MAX_WIDENING_CHARS = 4_000  # one flow's widening may take: many flows, not one file's bodies
+COMPACT_SHARE = 0.8  # of the budget for every link's lines; the rest widens flows
 MAX_USES_PER_NAME = 2  # per name, around calls into a sink
-MAX_COMPACT_CALLS = 2  # call sites per block before it is widened
+MAX_COMPACT_CALLS = 1  # call sites per block before it is widened
 FENCE_BREAK = "`\u200b``"  # a fence inside the code cannot close ours
+MAX_FLOW_LINES = 6  # lines naming a sink or a source, per definition of a widened block
 USE_PAD = 2  # lines around a call site that feeds a sink
 MIN_BLOCK_CHARS = 120
 NO_ROLES = Roles(frozenset(), frozenset())
@@ -54,7 +58,8 @@ class Link:
 
 
 def links(chunk: Chunk, graph: CallGraph, roles: Roles = NO_ROLES) -> dict[str, Link]:
-    """Every file outside the chunk it calls or is called by."""
+    """Every file outside the chunk it calls or is called by; a flow when input is read on one side of the call
+    and a sink used on the other (a file of the chunk that reads input calls a file that uses a sink, or back)."""
     inside = set(chunk.paths)
     found: dict[str, Link] = {}
     for path in chunk.paths:
@@ -63,13 +68,13 @@ def links(chunk: Chunk, graph: CallGraph, roles: Roles = NO_ROLES) -> dict[str, 
                 link = found.setdefault(callee, Link())
                 link.weight += graph.weight[path][callee]
                 link.defines.update(names)
-                link.flow |= path in roles.sources
+                link.flow |= path in roles.sources and callee in roles.sinks
         for caller in graph.callers.get(path, ()):
             if caller not in inside:
                 link = found.setdefault(caller, Link())
                 link.weight += graph.weight[caller][path]
                 link.calls.update(graph.uses[caller][path])
-                link.flow |= path in roles.sinks
+                link.flow |= caller in roles.sources and path in roles.sinks
     return found
 
 
@@ -82,10 +87,13 @@ def plan_context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGra
     first lines of the bodies this part passes its input to. A block that does not fit is left out."""
     found = links(chunk, graph, roles)
     order = sorted(found, key=lambda p: (not found[p].flow, -found[p].weight, p))
-    left = budget * 4  # characters
+    chars = budget * 4
+    left = int(chars * COMPACT_SHARE)  # the rest is kept for widening flows
     chosen: dict[str, tuple[Block, int]] = {}
     texts: dict[str, tuple[str, list[int], list[str]]] = {}
     for wide in (False, True):
+        if wide:
+            left += chars - int(chars * COMPACT_SHARE)
         for path in order:
             if left < MIN_BLOCK_CHARS or (wide and (not found[path].flow or path not in chosen)):
                 continue
@@ -96,7 +104,8 @@ def plan_context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGra
                 texts[path] = (text, [0, *accumulate(len(line) + 1 for line in lines)], lines)
             block, size = _block(path, texts[path], found[path], definitions.get(path, ()), wide)
             grown = size - chosen[path][1] if path in chosen else size
-            if block.ranges and grown <= left:  # kept as a spec, rendered again where the request is built
+            # kept as a spec, rendered again where the request is built
+            if block.ranges and grown <= min(left, MAX_WIDENING_CHARS if wide else left):
                 chosen[path] = (block, size)
                 left -= grown
     return [chosen[p][0] for p in order if p in chosen]
@@ -112,6 +121,11 @@ def _block(path: str, text: tuple[str, list[int], list[str]], link: Link, define
     uses = _uses(text, calls, body, MAX_USES_PER_NAME if wide else 1, None if wide else MAX_COMPACT_CALLS)
     heads = [_definition(d, lines, wide) for d in defined if d.name in link.defines]
     calls_at = [(max(1, n - USE_PAD), n + USE_PAD) if wide else (n, n) for n in uses]
+    if wide:  # the flow's far end: sinks in the bodies this part calls, input read where this part is called
+        language = language_for(path) or ""
+        heads += _holding(lines, [d for d in defined if d.name in link.defines], SINKS.get(language, frozenset()))
+        calls_at += _holding(lines, [d for d in defined if any(d.start <= n <= d.end for n in uses)],
+                             SOURCES.get(language, frozenset()))
     ranges = _merged([(a, min(b, len(lines))) for a, b in heads + calls_at if a <= len(lines)])
     reason = "; ".join(part for part in (
         f"calls {', '.join(f'`{n}`' for n in calls[:3])} of this part" if calls else "",
@@ -131,13 +145,23 @@ def render_block(block: Block, lines: list[str]) -> str:
     return f"### {block.path} ({where}; {block.reason})\n```\n{body}\n```"
 
 
+def _holding(lines: list[str], within: Sequence[Definition], names: frozenset[str]) -> list[tuple[int, int]]:
+    """The first lines of each definition that name one of `names` (a sink, a source), as one-line ranges."""
+    out: list[tuple[int, int]] = []
+    for d in within:
+        found = [n for n in range(d.start, min(d.end, len(lines)) + 1) if any(x in lines[n - 1] for x in names)]
+        out += [(n, n) for n in found[:MAX_FLOW_LINES]]
+    return out
+
+
 def _definition(d: Definition, lines: list[str], wide: bool) -> tuple[int, int]:
-    """A definition's decorators and signature; its first lines of body too when `wide`."""
+    """A definition's decorators and signature; its whole body too when `wide` and the body is short (of a long
+    one, the lines naming a sink come instead: `_holding`)."""
     start = d.start
     while start < d.end and lines[start - 1].lstrip().startswith("@"):
         start += 1
     header = start + d.signature.count("\n")
-    return d.start, min(d.end, d.start + MAX_DEFINITION_LINES if wide else header)
+    return d.start, d.end if wide and d.end - header <= MAX_DEFINITION_LINES else header
 
 
 def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
