@@ -46,7 +46,8 @@ def previous_requests(tree: Path, scratch: Path) -> list[str]:
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(code, filter="data")
     out = subprocess.run([sys.executable, "-c", REQUESTS_SCRIPT, str(tree), DIRECTORY], capture_output=True,
-                         text=True, env={"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin", "HOME": str(scratch)})
+                         text=True, cwd=code,  # `-c` puts the working directory first on the import path
+                         env={"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin", "HOME": str(scratch)})
     if out.returncode != 0:
         raise RuntimeError(f"the previous planner failed: {out.stderr[-2000:]}")
     texts = json.loads(out.stdout)

@@ -48,14 +48,18 @@ class AuditPlan:
     tools: bool = True
     elided: Mapping[str, Ranges] = field(default_factory=dict)  # lines each file's prompt leaves out
     roles: Roles = NO_ROLES
+    planned: dict[tuple[str, ...], list[Block]] = field(default_factory=dict, compare=False, repr=False)
 
     def messages(self, chunk: Chunk, read: Callable[[str], str | None]) -> list[dict[str, str]]:
         return render_chunk(self.prefix, chunk, len(self.chunks), read, self.context(chunk, read),
                             self.chunk_elided(chunk))
 
     def context(self, chunk: Chunk, read: Callable[[str], str | None]) -> list[Block]:
-        """What links the chunk to the rest of the repository, planned (rendered by `chunkprompt.render_chunk`)."""
-        return plan_context(chunk, read, self.graph, self.definitions, roles=self.roles)
+        """What links the chunk to the rest of the repository, planned once per chunk (a verification request
+        renders its chunk's request again, as the service renders it from the plan it stored)."""
+        if chunk.paths not in self.planned:
+            self.planned[chunk.paths] = plan_context(chunk, read, self.graph, self.definitions, roles=self.roles)
+        return self.planned[chunk.paths]
 
     def chunk_elided(self, chunk: Chunk) -> dict[str, Ranges]:
         """The elided lines of the chunk's own files (a service audit keeps them in its plan)."""
