@@ -7,10 +7,10 @@ from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any
 
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.chunks import Chunk
+from reviewbot.audit.contextblock import Block, render_block
 from reviewbot.audit.flows import SINKS, SOURCES, Roles
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.symbols import Definition
@@ -21,29 +21,10 @@ MAX_WIDENING_CHARS = 4_000  # one flow's widening may take: many flows, not one 
 COMPACT_SHARE = 0.8  # of the budget for every link's lines; the rest widens flows
 MAX_USES_PER_NAME = 2  # per name, around calls into a sink
 MAX_COMPACT_CALLS = 1  # call sites per block before it is widened
-FENCE_BREAK = "`\u200b``"  # a fence inside the code cannot close ours
 MAX_FLOW_LINES = 6  # lines naming a sink or a source, per definition of a widened block
 USE_PAD = 2  # lines around a call site that feeds a sink
 MIN_BLOCK_CHARS = 120
 NO_ROLES = Roles(frozenset(), frozenset())
-
-
-@dataclass(frozen=True)
-class Block:
-    """One context block as planned: which file, which line ranges (None: the whole file) and why. Small enough to
-    keep per chunk in a service audit's record; rendered again from the file it names, to the same bytes."""
-
-    path: str
-    ranges: tuple[tuple[int, int], ...] | None
-    reason: str
-
-    def as_json(self) -> list[object]:
-        return [self.path, None if self.ranges is None else [list(r) for r in self.ranges], self.reason]
-
-    @classmethod
-    def from_json(cls, data: Sequence[Any]) -> Block:
-        path, ranges, reason = data
-        return cls(str(path), None if ranges is None else tuple((int(a), int(b)) for a, b in ranges), str(reason))
 
 
 @dataclass
@@ -134,15 +115,23 @@ def _block(path: str, text: tuple[str, list[int], list[str]], link: Link, define
     return block, len(render_block(block, lines))
 
 
-def render_block(block: Block, lines: list[str]) -> str:
-    """A block as the request shows it: the file's own line numbers (as the chunk's files are numbered), blank
-    lines left out; `ranges` None shows the whole file."""
-    ranges = block.ranges if block.ranges is not None else ((1, len(lines)),)
-    shown = [f"{n} {lines[n - 1]}" for a, b in ranges for n in range(a, min(b, len(lines)) + 1)
-             if lines[n - 1].strip()]
-    where = "whole" if block.ranges is None else f"of {len(lines)} lines"
-    body = "\n".join(shown).replace("```", FENCE_BREAK)
-    return f"### {block.path} ({where}; {block.reason})\n```\n{body}\n```"
+def _uses(text: tuple[str, list[int], list[str]], names: list[str], start: int, most: int,
+          limit: int | None) -> list[int]:
+    """The lines of the first `most` uses of each name from line `start` on (its calls, not its imports), at
+    most `limit` in all: str.find on the text, line numbers from the lines' offsets."""
+    whole, offsets, lines = text
+    out: list[int] = []
+    for name in names:
+        at = offsets[min(start, len(lines)) - 1]
+        for _ in range(most):
+            at = whole.find(name, at)
+            if at < 0:
+                break
+            out.append(bisect_right(offsets, at))
+            at += len(name)
+        if limit is not None and len(out) >= limit:
+            return out[:limit]
+    return out
 
 
 def _holding(lines: list[str], within: Sequence[Definition], names: frozenset[str]) -> list[tuple[int, int]]:
@@ -172,22 +161,3 @@ def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
         else:
             out.append((start, end))
     return tuple(out)
-
-
-def _uses(text: tuple[str, list[int], list[str]], names: list[str], start: int, most: int,
-          limit: int | None) -> list[int]:
-    """The lines of the first `most` uses of each name from line `start` on (its calls, not its imports), at
-    most `limit` in all: str.find on the text, line numbers from the lines' offsets."""
-    whole, offsets, lines = text
-    out: list[int] = []
-    for name in names:
-        at = offsets[min(start, len(lines)) - 1]
-        for _ in range(most):
-            at = whole.find(name, at)
-            if at < 0:
-                break
-            out.append(bisect_right(offsets, at))
-            at += len(name)
-        if limit is not None and len(out) >= limit:
-            return out[:limit]
-    return out

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.answer_schema import AUDIT_SCHEMA, EVIDENCE_INSTRUCTIONS
-from reviewbot.audit.chunkcontext import FENCE_BREAK, Block, render_block
 from reviewbot.audit.chunks import Chunk
+from reviewbot.audit.contextblock import FENCE_BREAK, Block, render_block
 from reviewbot.audit.elision import Ranges, marker
 from reviewbot.review.findings.security import checklist
 

@@ -7,10 +7,11 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from reviewbot.audit.callgraph import CallGraph, build_graph
-from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, NO_ROLES, Block, plan_context
+from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, NO_ROLES, plan_context
 from reviewbot.audit.chunkprompt import Prefix, audit_prefix, render_chunk
 from reviewbot.audit.chunks import AUDIT_CHUNK_TOKENS, Chunk, auditable
 from reviewbot.audit.clusters import graph_chunks
+from reviewbot.audit.contextblock import Block
 from reviewbot.audit.elision import Ranges
 from reviewbot.audit.factcache import FactCache, Parse, file_facts
 from reviewbot.audit.flows import Roles, flow_graph, flow_roles

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.audit.answer_schema import AUDIT_FORMATS
-from reviewbot.audit.chunkcontext import Block
 from reviewbot.audit.chunkprompt import Prefix, render_chunk
 from reviewbot.audit.chunks import Chunk
+from reviewbot.audit.contextblock import Block
 from reviewbot.audit.service_record import AuditRecord
 from reviewbot.errors import AlreadySettled, PermanentError
 from reviewbot.inference.allowance import Gate

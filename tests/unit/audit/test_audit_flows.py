@@ -3,8 +3,9 @@ context within its token bound, elided docstrings keep line numbers true, and th
 
 from __future__ import annotations
 
-from reviewbot.audit.chunkcontext import plan_context, render_block
+from reviewbot.audit.chunkcontext import plan_context
 from reviewbot.audit.chunkprompt import numbered
+from reviewbot.audit.contextblock import render_block
 from reviewbot.audit.elision import elided_lines
 from reviewbot.audit.planner import plan_audit
 from reviewbot.review.context.snapshot import MemorySnapshot

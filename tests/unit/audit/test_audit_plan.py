@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from reviewbot.audit.callgraph import CallGraph, build_graph
-from reviewbot.audit.chunkcontext import Block
 from reviewbot.audit.chunkprompt import render_chunk
 from reviewbot.audit.chunks import Chunk, plan_chunks
 from reviewbot.audit.clusters import graph_chunks
+from reviewbot.audit.contextblock import Block
 from reviewbot.audit.planner import plan_audit
 from reviewbot.audit.stored import stored_definitions
 from reviewbot.repos.index_store import SqliteIndex
