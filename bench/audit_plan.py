@@ -24,7 +24,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.audit_recall import caller_recall
+from bench.audit_planted import findable
+from bench.audit_recall import callee_recall, caller_recall
 from bench.audit_standin import Bill, answer, seen_sinks, sinks, verdicts
 from bench.readme import write_section
 from bench.realcode import django_repo, tree_files
@@ -109,13 +110,13 @@ def before(snapshot: Snapshot, known: dict[str, list]) -> Run:  # type: ignore[t
 
 
 def after(snapshot: Snapshot, known: dict[str, list], only: tuple[str, ...] | None = None,  # type: ignore[type-arg]
-          name: str = "after", cache: FactCache | None = None) -> tuple[Run, AuditPlan]:
+          name: str = "after", cache: FactCache | None = None, earlier: Bill | None = None) -> tuple[Run, AuditPlan]:
     parser = Counted(parsed_definitions)
     cpu, wall = time.process_time(), time.perf_counter()
     plan = plan_audit(snapshot, DIRECTORY, only=only, definitions=parser, facts_cache=cache)
     plan_wall = time.perf_counter() - wall
     spent = time.process_time() - cpu
-    bill, prompts, candidates = Bill(), {}, []
+    bill, prompts, candidates = Bill(seen=list(earlier.seen) if earlier else []), {}, []
     for chunk in plan.chunks:
         start = time.process_time()
         messages = plan.messages(chunk, snapshot.read)
@@ -169,25 +170,34 @@ def main() -> None:
         current = {p: b for p, b in snapshot.blob_ids().items() if p in plan.sizes}
         selection = select_incremental(previous, current, plan.graph, sizes=plan.sizes)
         warm, cold = [], []
+        earlier = Bill()  # the audit of 5.2.1 ran before on the same affinity (repository, branch, scope)
+        previous_plan = plan_audit(old, DIRECTORY)
+        for chunk in previous_plan.chunks:
+            earlier.remember(previous_plan.messages(chunk, old.read))
         for n in range(max(1, args.repeat)):
             facts = SqliteFacts(work / f"warm-{n}")
             plan_audit(old, DIRECTORY, facts_cache=facts)  # the audit of 5.2.1 that ran before
             warm.append(after(DirSnapshot(snapshot.root), known, only=selection.audit, cache=facts,
-                              name="incremental 5.2.1 → 5.2.2 (5.2.1's files cached)")[0])
+                              name="incremental 5.2.1 → 5.2.2 (5.2.1's files cached)", earlier=earlier)[0])
             cold.append(after(DirSnapshot(snapshot.root), known, only=selection.audit,
-                              cache=SqliteFacts(work / f"cold-{n}"), name="incremental, cold (empty facts cache)")[0])
+                              cache=SqliteFacts(work / f"cold-{n}"), name="incremental, cold (empty facts cache)",
+                              earlier=earlier)[0])
+        planted = findable(work)
     incremental = min(warm, key=lambda r: r.cpu)
     runs += [incremental, min(cold, key=lambda r: r.cpu)]
-    recall = {r.name: caller_recall({p: new_files[p] for p in paths}, r.prompts, r.home) for r in runs[:-2]}
+    texts = {p: new_files[p] for p in paths}
+    recall = {r.name: caller_recall(texts, r.prompts, r.home) for r in runs[:-2]}
+    callees = {r.name: callee_recall(texts, r.prompts, r.home) for r in runs[:-2]}
     text = report(runs, plan, selection.changed, selection.audit, incremental.bill.usd / full.bill.usd, recall,
-                  args.repeat)
+                  callees, args.repeat, planted)
     print(text)
     if args.write_readme:
         write_section("audit", text)
 
 
 def report(runs: list[Run], plan: AuditPlan, changed: tuple[str, ...], audited: tuple[str, ...], share: float,
-           recall: dict[str, tuple[int, int]], repeat: int) -> str:
+           recall: dict[str, tuple[int, int]], callees: dict[str, tuple[int, int]], repeat: int,
+           planted: dict[str, tuple[int, int]] | None) -> str:
     lines = ["Command: `.venv/bin/python -m bench.audit_plan --write-readme`. Django 5.2.2's `django/` package "
              f"from PyPI ({len(plan.sizes)} files audited, about {sum(plan.sizes.values()) // 4:,} tokens of code), "
              "offline stand-in model (bench/audit_standin.py), cost at K2.6 prices ($0.95/M input, $0.16/M cached, "
@@ -205,6 +215,13 @@ def report(runs: list[Run], plan: AuditPlan, changed: tuple[str, ...], audited: 
               "", "Real callers (Python's `ast`: calls of a function defined in exactly one other file) that arrive "
               "with the function's chunk (same chunk or its context):"]
     lines += [f"- {name}: {hit:,} of {total:,} ({hit / max(total, 1):.1%})" for name, (hit, total) in recall.items()]
+    lines += ["", "Real callees (the same `ast` pairs, per function: its `def` line arrives with the calling file's "
+              "chunk, same chunk or shown in its prompt):"]
+    lines += [f"- {name}: {hit:,} of {total:,} ({hit / max(total, 1):.1%})" for name, (hit, total) in callees.items()]
+    if planted is not None:
+        lines += ["", "Planted flows findable (bench/planted/, judged by bench/planted/ideal.py: one chunk's request "
+                  "holds the source line, the sink line and every function between):"]
+        lines += [f"- {name}: {found} of {total}" for name, (found, total) in planted.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -85,6 +85,10 @@ class Bill:
     completion: int = 0
     requests: int = 0
 
+    def remember(self, messages: list[dict[str, Any]]) -> None:
+        """A request an earlier audit of the same affinity sent: in the cache, not on this bill."""
+        self.seen.append(json.dumps({"tools": TOOLS, "messages": messages}, ensure_ascii=False))
+
     def charge(self, messages: list[dict[str, Any]], completion: str) -> None:
         text = json.dumps({"tools": TOOLS, "messages": messages}, ensure_ascii=False)
         shared = max((galloping_prefix(text, earlier) for earlier in self.seen), default=0)

@@ -14,6 +14,9 @@ from reviewbot.review.findings.refine import Precision
 from reviewbot.review.findings.schema import Finding
 from reviewbot.review.findings.verification import BATCH, needs_check, verification_messages
 
+# Candidates per verification request in an audit: each request re-reads its owner chunk (cached, but billed), and
+# a chunk is up to AUDIT_CHUNK_TOKENS of code, so a chunk's candidates are checked in one request where they fit.
+AUDIT_BATCH = max(BATCH, 50)
 NO_DIFF = ParsedDiff(files=())  # an audit has no diff: candidates are shown from the files themselves
 
 
@@ -41,8 +44,8 @@ def verification_batches(distinct: Sequence[Distinct], precision: Precision) -> 
     batches = []
     for owner in sorted(by_owner):
         items = by_owner[owner]
-        for i in range(0, len(items), BATCH):
-            part = items[i:i + BATCH]
+        for i in range(0, len(items), AUDIT_BATCH):
+            part = items[i:i + AUDIT_BATCH]
             batches.append(Batch(owner, tuple(d.finding for d in part), tuple(d.fingerprint for d in part)))
     return batches, kept
 

@@ -14,7 +14,7 @@ from reviewbot.review.context.index import module_stem
 MIN_NAME = 4  # shorter names (`get`, `run`) say nothing about who calls whom
 MAX_DEFINERS = 3  # a name defined in more files is ambiguous: which one is meant?
 MAX_USERS = 40  # a name used in more files is infrastructure: its callers do not travel with it
-MAX_EDGE_NAMES = 8  # names kept per edge, to render the context that links two files
+MAX_EDGE_NAMES = 32  # names kept per edge, to render the context that links two files
 
 
 @dataclass(frozen=True)
@@ -48,15 +48,23 @@ class CallGraph:
         return _with_callers(uses, {a: dict(row) for a, row in data["weight"].items()})
 
 
-def build_graph(defined: Mapping[str, Iterable[str]], used: Mapping[str, Iterable[str]]) -> CallGraph:
-    """`defined[path]`: names the file defines; `used[path]`: identifiers its text holds. An edge a → b for each
-    specific name b defines and a uses (not one every file uses, nor one many files define)."""
+def build_graph(defined: Mapping[str, Iterable[str]], used: Mapping[str, Iterable[str]],
+                functions: Mapping[str, Iterable[str]] | None = None) -> CallGraph:
+    """`defined[path]`: names the file defines; `used[path]`: identifiers its text holds; `functions[path]`: the
+    module-level functions among them. An edge a → b for each specific name b defines and a uses (not one every
+    file uses, nor one many files define, unless exactly one file defines it as a module-level function: a call
+    by that bare name can only mean that one, whatever methods share it)."""
     definers: defaultdict[str, list[str]] = defaultdict(list)
     for path in sorted(defined):
         for name in set(defined[path]):
             if len(name) >= MIN_NAME and not name.startswith("__"):
                 definers[name].append(path)
-    definers = defaultdict(list, {n: p for n, p in definers.items() if len(p) <= MAX_DEFINERS})
+    top: defaultdict[str, list[str]] = defaultdict(list)
+    for path in sorted(functions or {}):
+        for name in set((functions or {})[path]):
+            top[name].append(path)
+    definers = defaultdict(list, {n: p if len(p) <= MAX_DEFINERS else top[n] for n, p in definers.items()
+                                  if len(p) <= MAX_DEFINERS or len(top.get(n, ())) == 1})
     users: defaultdict[str, list[str]] = defaultdict(list)
     specific = frozenset(definers)
     for path in sorted(used):
@@ -86,6 +94,11 @@ def build_graph(defined: Mapping[str, Iterable[str]], used: Mapping[str, Iterabl
 def _as_set(names: Iterable[str]) -> AbstractSet[str]:
     """A set as it is (most callers pass one per file: copying hundreds of them was a third of the graph's time)."""
     return names if isinstance(names, (set, frozenset)) else set(names)
+
+
+def with_weights(graph: CallGraph, weight: Mapping[str, Mapping[str, float]]) -> CallGraph:
+    """The same edges and names with other weights (the flows' emphasis)."""
+    return CallGraph(uses=graph.uses, weight=weight, callers=graph.callers)
 
 
 def _with_callers(uses: dict[str, dict[str, tuple[str, ...]]], weight: dict[str, dict[str, float]]) -> CallGraph:

@@ -11,6 +11,9 @@ from reviewbot.review.diff.filters import Attributes, path_reason
 from reviewbot.review.prompt.sections import CHARS_PER_TOKEN
 
 CHUNK_TOKENS = 30_000  # of code per chunk; the numbered diff adds about a third, context fills the rest
+# An audit's chunk, cut along the call graph: K2.6 reads 256k tokens, so few large chunks hold whole flows and
+# read the shared prefix (and pay a verification's cached re-read of the chunk) fewer times.
+AUDIT_CHUNK_TOKENS = 120_000
 # Manifests and deployment files: dependency changes and unsafe defaults live there, not in code.
 MANIFESTS = frozenset({"Dockerfile", "docker-compose.yml", "docker-compose.yaml", "package.json", "go.mod",
                        "pyproject.toml", "setup.py", "setup.cfg", "Gemfile", "pom.xml", "build.gradle",

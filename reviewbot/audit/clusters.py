@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from reviewbot.audit.callgraph import CallGraph
-from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk
+from reviewbot.audit.chunks import AUDIT_CHUNK_TOKENS, Chunk
 from reviewbot.review.prompt.sections import CHARS_PER_TOKEN
 
 
-def graph_chunks(sizes: Mapping[str, int], graph: CallGraph, budget_tokens: int = CHUNK_TOKENS,
+def graph_chunks(sizes: Mapping[str, int], graph: CallGraph, budget_tokens: int = AUDIT_CHUNK_TOKENS,
                  chars_per_token: float = CHARS_PER_TOKEN) -> list[Chunk]:
     """Files joined along the strongest calls first while the group fits the budget (Kruskal's order over a
     union-find), then groups packed into as few chunks as fit: first fit in path order (what is left joins its

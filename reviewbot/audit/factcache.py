@@ -8,11 +8,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from reviewbot.audit.elision import Ranges, elided_lines
 from reviewbot.review.context.index import IDENT, MAX_INDEXED_FILE_CHARS
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.store import git_blob_id
-from reviewbot.review.context.symbols import Definition
+from reviewbot.review.context.symbols import Definition, Parsed
 
+Parse = Callable[[str, str], Sequence[Definition] | Parsed]  # (path, text) -> its definitions, or the whole parse
 Key = tuple[str, str]  # (git blob id of the text, language or "" for the plain-text fallback)
 
 
@@ -20,6 +22,7 @@ Key = tuple[str, str]  # (git blob id of the text, language or "" for the plain-
 class FileFacts:
     definitions: tuple[Definition, ...]
     names: frozenset[str]  # every identifier the text holds
+    elided: Ranges = ()  # lines the audit's prompt leaves out (long docstrings, comment blocks)
 
 
 class FactCache(Protocol):
@@ -49,11 +52,11 @@ class MemoryFacts:
 class Counted:
     """A definitions source that counts the files it is asked about: those no cache knew (logs, benchmarks)."""
 
-    def __init__(self, definitions: Callable[[str, str], Sequence[Definition]]) -> None:
+    def __init__(self, definitions: Parse) -> None:
         self.definitions = definitions
         self.count = 0
 
-    def __call__(self, path: str, text: str) -> Sequence[Definition]:
+    def __call__(self, path: str, text: str) -> Sequence[Definition] | Parsed:
         self.count += 1
         return self.definitions(path, text)
 
@@ -64,14 +67,17 @@ def key_of(path: str, text: str) -> Key:
     return git_blob_id(text.encode("utf-8", errors="replace")), language_for(path) or ""
 
 
-def parse_facts(path: str, text: str, definitions: Callable[[str, str], Sequence[Definition]]) -> FileFacts:
+def parse_facts(path: str, text: str, definitions: Parse) -> FileFacts:
     """One parse and one identifier scan; a file too big to index has no facts (as in the review's index)."""
     if len(text) > MAX_INDEXED_FILE_CHARS:
         return FileFacts((), frozenset())
-    return FileFacts(tuple(definitions(path, text)), frozenset(IDENT.findall(text)))
+    found = definitions(path, text)
+    if isinstance(found, Parsed):  # the parse made a syntax tree: elision reads it instead of parsing again
+        return FileFacts(found.definitions, frozenset(IDENT.findall(text)), elided_lines(path, text, found.tree))
+    return FileFacts(tuple(found), frozenset(IDENT.findall(text)), elided_lines(path, text))
 
 
-def file_facts(texts: Mapping[str, str], definitions: Callable[[str, str], Sequence[Definition]],
+def file_facts(texts: Mapping[str, str], definitions: Parse,
                cache: FactCache | None = None) -> dict[str, FileFacts]:
     """path -> its facts: from the cache where it knows the content, parsed (and written back) where not."""
     if cache is None:

@@ -24,11 +24,13 @@ STAMP_AFTER_S = 3_600.0  # a hit refreshes its entry's age only when older: most
 _CHUNK = 500  # blob ids per query: SQLite's bound-parameter limit is 999 on old builds
 # Names are joined by spaces (identifiers have none); definitions as the context index encodes them. The file's
 # name carries the context index's format (the identifier pattern, the definition queries): a change rebuilds it.
+# Table `facts2` adds the elided line ranges; the older `facts` (without them) is dropped.
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS facts (blob TEXT NOT NULL, language TEXT NOT NULL, defs TEXT NOT NULL,
-                                  names TEXT NOT NULL, used REAL NOT NULL,
-                                  PRIMARY KEY (blob, language)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS facts_used ON facts (used);
+DROP TABLE IF EXISTS facts;
+CREATE TABLE IF NOT EXISTS facts2 (blob TEXT NOT NULL, language TEXT NOT NULL, defs TEXT NOT NULL,
+                                   names TEXT NOT NULL, elided TEXT NOT NULL, used REAL NOT NULL,
+                                   PRIMARY KEY (blob, language)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS facts2_used ON facts2 (used);
 """
 
 
@@ -37,10 +39,11 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
         yield items[i:i + _CHUNK]
 
 
-def _decoded(defs: str, names: str) -> FileFacts | None:
+def _decoded(defs: str, names: str, elided: str) -> FileFacts | None:
     """A row as facts; one that does not decode (a damaged page, a hand edit) is a miss: that file is parsed."""
     try:
-        return FileFacts(tuple(Definition(*row) for row in json.loads(defs)), frozenset(names.split()))
+        return FileFacts(tuple(Definition(*row) for row in json.loads(defs)), frozenset(names.split()),
+                         tuple((int(a), int(b)) for a, b in json.loads(elided)))
     except (ValueError, TypeError) as exc:  # json's errors are ValueErrors; a row of the wrong shape, TypeError
         log.warning("audit facts cache entry not used: %s", exc)
         return None
@@ -81,10 +84,10 @@ class SqliteFacts:
             old = self.clock() - STAMP_AFTER_S
             for part in _chunks(sorted({blob for blob, _ in wanted})):
                 marks = ",".join("?" * len(part))
-                for blob, language, defs, names, used in db.execute(
-                        f"SELECT blob, language, defs, names, used FROM facts WHERE blob IN ({marks})",  # noqa: S608
+                for blob, language, defs, names, elided, used in db.execute(
+                        f"SELECT blob, language, defs, names, elided, used FROM facts2 WHERE blob IN ({marks})",  # noqa: S608
                         part):
-                    if (blob, language) in wanted and (facts := _decoded(defs, names)) is not None:
+                    if (blob, language) in wanted and (facts := _decoded(defs, names, elided)) is not None:
                         found[(blob, language)] = facts
                         if used < old:
                             stale.append((blob, language))
@@ -100,7 +103,7 @@ class SqliteFacts:
         try:
             with db:
                 db.execute("BEGIN IMMEDIATE")
-                db.executemany("UPDATE facts SET used = ? WHERE blob = ? AND language = ?",
+                db.executemany("UPDATE facts2 SET used = ? WHERE blob = ? AND language = ?",
                                [(self.clock(), blob, language) for blob, language in keys])
         except sqlite3.OperationalError as exc:
             log.warning("audit facts cache not updated: %s", exc)
@@ -108,20 +111,21 @@ class SqliteFacts:
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         if not entries:
             return
-        rows = [(blob, language, encode_definitions(f.definitions), " ".join(sorted(f.names)), self.clock())
+        rows = [(blob, language, encode_definitions(f.definitions), " ".join(sorted(f.names)),
+                 json.dumps([list(r) for r in f.elided]), self.clock())
                 for (blob, language), f in sorted(entries.items())]
 
         def work(db: sqlite3.Connection) -> None:
             with db:
                 db.execute("BEGIN IMMEDIATE")
-                db.executemany("INSERT OR REPLACE INTO facts (blob, language, defs, names, used) "
-                               "VALUES (?, ?, ?, ?, ?)", rows)
-                total = int(db.execute("SELECT count(*) FROM facts").fetchone()[0])
+                db.executemany("INSERT OR REPLACE INTO facts2 (blob, language, defs, names, elided, used) "
+                               "VALUES (?, ?, ?, ?, ?, ?)", rows)
+                total = int(db.execute("SELECT count(*) FROM facts2").fetchone()[0])
                 if total > self.max_entries:  # least recently used first, a tenth below the bound: evict rarely
-                    db.execute("DELETE FROM facts WHERE (blob, language) IN (SELECT blob, language FROM facts "
+                    db.execute("DELETE FROM facts2 WHERE (blob, language) IN (SELECT blob, language FROM facts2 "
                                "ORDER BY used, blob LIMIT ?)", (total - int(self.max_entries * 0.9),))
 
         self._guarded(work, None)
 
     def count(self) -> int:
-        return self._guarded(lambda db: int(db.execute("SELECT count(*) FROM facts").fetchone()[0]), 0)
+        return self._guarded(lambda db: int(db.execute("SELECT count(*) FROM facts2").fetchone()[0]), 0)

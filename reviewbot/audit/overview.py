@@ -16,7 +16,7 @@ from reviewbot.review.context.symbols import Definition
 
 OVERVIEW_HEADER = "## Repository overview (built once for this audit)"
 MAX_LISTED = 80  # files per heading
-MAX_OUTLINE = 15  # definitions outlined per file
+MAX_OUTLINE = 5  # definitions outlined per file: the prefix every request reads (cached, still billed)
 MAX_SIGNATURE = 120
 OUTLINED = frozenset({"function", "method", "class"})
 MAX_CENTRAL = 25

@@ -3,24 +3,27 @@ shared by every chunk, and the estimated cost. Both `reviewbot audit` and the se
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 
 from reviewbot.audit.callgraph import CallGraph, build_graph
-from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, Block, plan_context
+from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, NO_ROLES, plan_context
 from reviewbot.audit.chunkprompt import Prefix, audit_prefix, render_chunk
-from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, auditable
+from reviewbot.audit.chunks import AUDIT_CHUNK_TOKENS, Chunk, auditable
 from reviewbot.audit.clusters import graph_chunks
-from reviewbot.audit.factcache import FactCache, file_facts
+from reviewbot.audit.contextblock import Block
+from reviewbot.audit.elision import Ranges
+from reviewbot.audit.factcache import FactCache, Parse, file_facts
+from reviewbot.audit.flows import Roles, flow_graph, flow_roles
 from reviewbot.audit.overview import build_overview
 from reviewbot.inference.pricing import cost
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES, Snapshot
-from reviewbot.review.context.symbols import Definition, parse
+from reviewbot.review.context.symbols import Definition, Parsed, parse
 from reviewbot.review.prompt.sections import estimate_tokens
 from reviewbot.review.prompt.tooldefs import TOOL_DEFINITIONS_JSON
 from reviewbot.settings.catalogue import Price
 
-Definitions = Callable[[str, str], Sequence[Definition]]  # (path, text) -> what the file defines
+Definitions = Parse  # (path, text) -> what the file defines (or the parse that found it, with its tree)
 Select = Callable[[CallGraph, Mapping[str, int]], Collection[str] | None]  # (graph, sizes) -> files to audit
 ANSWER_TOKENS = 1_500  # expected per chunk's review answer, for the estimate
 LINKING_KINDS = frozenset({"function", "method", "class", "type", "constant"})
@@ -44,13 +47,24 @@ class AuditPlan:
     overview: str
     prefix: Prefix
     tools: bool = True
+    elided: Mapping[str, Ranges] = field(default_factory=dict)  # lines each file's prompt leaves out
+    roles: Roles = NO_ROLES
+    planned: dict[tuple[str, ...], list[Block]] = field(default_factory=dict, compare=False, repr=False)
 
     def messages(self, chunk: Chunk, read: Callable[[str], str | None]) -> list[dict[str, str]]:
-        return render_chunk(self.prefix, chunk, len(self.chunks), read, self.context(chunk, read))
+        return render_chunk(self.prefix, chunk, len(self.chunks), read, self.context(chunk, read),
+                            self.chunk_elided(chunk))
 
     def context(self, chunk: Chunk, read: Callable[[str], str | None]) -> list[Block]:
-        """What links the chunk to the rest of the repository, planned (rendered by `chunkprompt.render_chunk`)."""
-        return plan_context(chunk, read, self.graph, self.definitions)
+        """What links the chunk to the rest of the repository, planned once per chunk (a verification request
+        renders its chunk's request again, as the service renders it from the plan it stored)."""
+        if chunk.paths not in self.planned:
+            self.planned[chunk.paths] = plan_context(chunk, read, self.graph, self.definitions, roles=self.roles)
+        return self.planned[chunk.paths]
+
+    def chunk_elided(self, chunk: Chunk) -> dict[str, Ranges]:
+        """The elided lines of the chunk's own files (a service audit keeps them in its plan)."""
+        return {p: r for p in chunk.paths if (r := self.elided.get(p))}
 
     @property
     def prefix_tokens(self) -> int:
@@ -75,11 +89,11 @@ class AuditPlan:
         return Estimate(prompt, cached, ANSWER_TOKENS, usd)
 
 
-def parsed_definitions(path: str, text: str) -> Sequence[Definition]:
-    return parse(path, text).definitions
+def parsed_definitions(path: str, text: str) -> Parsed:
+    return parse(path, text)
 
 
-def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = CHUNK_TOKENS,
+def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = AUDIT_CHUNK_TOKENS,
                only: Collection[str] | None = None, definitions: Definitions = parsed_definitions,
                tools: bool = True, select: Select | None = None, facts_cache: FactCache | None = None) -> AuditPlan:
     """The whole plan from a snapshot. `only`: audit just these files (an incremental audit's selection); the
@@ -88,22 +102,26 @@ def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = C
     `facts_cache`: each file's definitions and identifiers by content, so only blobs not seen before are parsed."""
     paths = auditable(snapshot.paths(), snapshot.read, directory)
     texts = {p: t for p in paths if (t := snapshot.read(p)) is not None and 0 < len(t) <= MAX_TEXT_BYTES}
-    defined, graph = facts(texts, definitions, cache=facts_cache)
+    defined, graph, elided, roles = facts(texts, definitions, cache=facts_cache)
     sizes = {p: len(t) for p, t in texts.items()}
     if select is not None:
         only = select(graph, sizes)
     chosen = {p: s for p, s in sizes.items() if only is None or p in only}
-    chunks = tuple(graph_chunks(chosen, graph, chunk_tokens))
+    chunks = tuple(graph_chunks(chosen, flow_graph(graph, roles), chunk_tokens))
     overview = build_overview(sorted(texts), sizes, defined, graph)
     return AuditPlan(files=tuple(sorted(chosen)), sizes=sizes, chunks=chunks, graph=graph, definitions=defined,
-                     overview=overview, prefix=audit_prefix(overview, tools), tools=tools)
+                     overview=overview, prefix=audit_prefix(overview, tools), tools=tools, elided=elided,
+                     roles=roles)
 
 
 def facts(texts: Mapping[str, str], definitions: Definitions, *, cache: FactCache | None = None,
-          ) -> tuple[dict[str, tuple[Definition, ...]], CallGraph]:
-    """Each file's definitions and the graph of who uses whose names (one parse and one scan per file whose
-    content the cache does not know)."""
+          ) -> tuple[dict[str, tuple[Definition, ...]], CallGraph, dict[str, Ranges], Roles]:
+    """Each file's definitions, the graph of who uses whose names, the lines its prompt leaves out and where
+    input enters and sinks are used (one parse and one scan per file whose content the cache does not know)."""
     known = file_facts(texts, definitions, cache)
     defined = {p: f.definitions for p, f in known.items()}
     names = {p: [d.name for d in defs if d.kind in LINKING_KINDS] for p, defs in defined.items()}
-    return defined, build_graph(names, {p: f.names for p, f in known.items()})
+    functions = {p: [d.name for d in defs if d.kind == "function" and d.parent is None] for p, defs in defined.items()}
+    used = {p: f.names for p, f in known.items()}
+    graph = build_graph(names, used, functions)
+    return defined, graph, {p: f.elided for p, f in known.items() if f.elided}, flow_roles(used)

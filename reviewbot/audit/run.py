@@ -19,7 +19,7 @@ import httpx
 from reviewbot.audit.answer_schema import AUDIT_FORMATS
 from reviewbot.audit.batches import Batch, verification_batches
 from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
-from reviewbot.audit.chunks import CHUNK_TOKENS, Chunk, Listed
+from reviewbot.audit.chunks import AUDIT_CHUNK_TOKENS, Chunk, Listed
 from reviewbot.audit.dedup import dedupe
 from reviewbot.audit.evidence import EvidenceCheck, callers_of, with_callers
 from reviewbot.audit.factstore import FOLDER, SqliteFacts
@@ -53,7 +53,7 @@ T = TypeVar("T")
 
 
 def audit_command(settings: Settings, repo: Path, directory: str, report: Path | None, *, restart: bool = False,
-                  parallel: int = 4, chunk_tokens: int = CHUNK_TOKENS, fmt: str | None = None) -> int:
+                  parallel: int = 4, chunk_tokens: int = AUDIT_CHUNK_TOKENS, fmt: str | None = None) -> int:
     settings.require(settings.missing_for_model(), "reviewbot audit")
     root = repo.resolve()
     if not root.is_dir():

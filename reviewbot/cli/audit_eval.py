@@ -24,7 +24,9 @@ def add(sub: Subparsers) -> None:
                        help="the report's format (default: from --report's suffix, .json or .sarif, else markdown)")
     audit.add_argument("--restart", action="store_true", help="forget the saved progress and audit again")
     audit.add_argument("--parallel", type=int, default=4, help="chunks in flight at once (default 4)")
-    audit.add_argument("--chunk-tokens", type=int, default=30_000, help="code per chunk, in tokens (default 30000)")
+    # audit.chunks.AUDIT_CHUNK_TOKENS, written out: the parser is built for every command, which must not import
+    # the audit's modules (a unit test keeps the two equal)
+    audit.add_argument("--chunk-tokens", type=int, default=120_000, help="code per chunk, in tokens (default 120000)")
     audit.add_argument("--dry-run", action="store_true", help="local: print the plan (files, chunks, tokens, "
                                                               "estimated cost) without calling the model")
     ev = sub.add_parser("eval", help="measure review quality on a suite of cases with expected findings")

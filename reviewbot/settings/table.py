@@ -70,7 +70,7 @@ class Settings:
     max_jobs: int = env("REVIEWBOT_MAX_JOBS", p.count, 50, "Concurrent jobs per worker process.")
     installation_concurrency: int = env("REVIEWBOT_INSTALLATION_CONCURRENCY", p.count, 4,
                                         "Running reviews per installation, across all workers.")
-    audit_chunk_tokens: int = env("REVIEWBOT_AUDIT_CHUNK_TOKENS", p.count, 30_000,
+    audit_chunk_tokens: int = env("REVIEWBOT_AUDIT_CHUNK_TOKENS", p.count, 120_000,
                                   "Code per chunk of a service audit, in tokens (one job and request per chunk).")
     audit_push_delay: float = env("REVIEWBOT_AUDIT_PUSH_DELAY", p.number, 600.0,
                                   "Seconds from a push to the default branch to the audit it starts (`audit: "

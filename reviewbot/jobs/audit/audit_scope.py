@@ -30,12 +30,13 @@ class Scoped:
     left_out: list[str]
     selection: Selection | None  # None: a full audit
     parsed: int = 0  # files parsed while planning: those whose content the facts cache did not know
+    elided: list[dict[str, list[list[int]]]] = dataclasses.field(default_factory=list)  # per chunk: path -> ranges
 
     @property
     def requests(self) -> dict[str, Any]:
         """What a worker renders every chunk's request from (`chunk_input.chunk_request`): no file contents."""
         return {"prefix": {"system": self.plan.prefix.system, "head": self.plan.prefix.head},
-                "context": self.contexts}
+                "context": self.contexts, "elided": self.elided}
 
     @property
     def estimate_usd(self) -> float:
@@ -93,4 +94,5 @@ def plan_scope(snapshot: Snapshot, scoped: Sequence[str], blobs: Mapping[str, st
     chunks = [PlannedChunk(c.index, list(c.paths), c.tokens, round(usd, 4), tokens)
               for c, (usd, tokens) in zip(kept, estimates, strict=True)]
     contexts = [[b.as_json() for b in plan.context(c, snapshot.read)] for c in kept]
-    return Scoped(plan, chunks, contexts, left_out, chosen[0] if chosen else None, counted.count)
+    elided = [{p: [list(r) for r in ranges] for p, ranges in plan.chunk_elided(c).items()} for c in kept]
+    return Scoped(plan, chunks, contexts, left_out, chosen[0] if chosen else None, counted.count, elided)

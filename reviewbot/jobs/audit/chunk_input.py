@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.audit.answer_schema import AUDIT_FORMATS
-from reviewbot.audit.chunkcontext import Block
 from reviewbot.audit.chunkprompt import Prefix, render_chunk
 from reviewbot.audit.chunks import Chunk
+from reviewbot.audit.contextblock import Block
 from reviewbot.audit.service_record import AuditRecord
 from reviewbot.errors import AlreadySettled, PermanentError, RetryableError
 from reviewbot.inference.allowance import Gate
@@ -58,12 +58,17 @@ def chunk_request(record: AuditRecord, plan: dict[str, Any] | None, index: int,
     prefix = Prefix(plan["prefix"]["system"], plan["prefix"]["head"])
     chunk = Chunk(index, tuple(planned.paths), int(planned.tokens))
     blocks = [Block.from_json(b) for b in plan["context"][index]]
-    return render_chunk(prefix, chunk, len(record.chunks), read, blocks)
+    elided = plan.get("elided") or [{} for _ in record.chunks]  # a plan from before elision: none
+    ranges = {p: tuple((int(a), int(b)) for a, b in r) for p, r in elided[index].items()}
+    return render_chunk(prefix, chunk, len(record.chunks), read, blocks, ranges)
 
 
 def audit_affinity(record: AuditRecord) -> str:
-    """One affinity per audit: every chunk's prefix (system prompt, checklist, tools) lands on one cache."""
-    return affinity_id("audit", record.repo, record.id)
+    """One affinity per repository, branch and scope, not per audit: every chunk's prefix (system prompt,
+    checklist, tools, overview) lands on one cache, and the next audit of the branch (an incremental re-audit
+    sends the same prefix bytes when the overview did not change) reads it from there instead of paying again.
+    Computed from the record alone: a poll of the provider's queue asks without loading the plan."""
+    return affinity_id("audit", record.repo, record.branch or record.base_branch, *sorted(record.paths))
 
 
 async def still_waiting(deps: Deps, redis: Any, scope: str, record: AuditRecord) -> float | None:

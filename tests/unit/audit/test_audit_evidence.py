@@ -159,7 +159,7 @@ def test_the_issue_with_evidence_on_every_finding_stays_under_githubs_limit() ->
 def test_the_call_graphs_callers_follow_the_models_evidence_once_each() -> None:
     texts = {**FILES, "app/api.py": "from app import db\n\n\ndef lookup(name):\n    return db.find(name)\n",
              "app/other.py": "def unrelated():\n    return 1\n"}
-    definitions, graph = facts(texts, parsed_definitions)
+    definitions, graph, _, _ = facts(texts, parsed_definitions)
     finding = answer(step("app/views.py", 6, "source", "the query string"))  # views.py calls find on line 6
     merged = with_callers(finding, graph, definitions, texts.get)
     assert [(e.path, e.line, e.role, e.note) for e in merged.evidence] == [

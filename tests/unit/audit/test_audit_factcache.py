@@ -11,7 +11,7 @@ from reviewbot.audit.factcache import FileFacts, MemoryFacts, key_of
 from reviewbot.audit.factstore import SqliteFacts
 from reviewbot.audit.planner import AuditPlan, parsed_definitions, plan_audit
 from reviewbot.review.context.snapshot import MemorySnapshot
-from reviewbot.review.context.symbols import Definition
+from reviewbot.review.context.symbols import Definition, Parsed
 from tests.unit.audit.test_audit_plan import QUERIES, repo
 
 
@@ -21,7 +21,7 @@ class Counting:
     def __init__(self) -> None:
         self.parsed: list[str] = []
 
-    def __call__(self, path: str, text: str) -> Sequence[Definition]:
+    def __call__(self, path: str, text: str) -> Sequence[Definition] | Parsed:
         self.parsed.append(path)
         return parsed_definitions(path, text)
 
@@ -82,7 +82,7 @@ def test_a_damaged_entry_is_a_miss_and_its_file_is_parsed_again(tmp_path: Path) 
     plan(files, cache)
     blob, language = key_of("app/views.py", files["app/views.py"])
     with sqlite3.connect(cache.path) as db:
-        db.execute("UPDATE facts SET defs = '[[\"half a row\"' WHERE blob = ? AND language = ?", (blob, language))
+        db.execute("UPDATE facts2 SET defs = '[[\"half a row\"' WHERE blob = ? AND language = ?", (blob, language))
     parsed, made = plan(files, SqliteFacts(tmp_path))
     assert parsed == ["app/views.py"] and made == plan(files, None)[1]
 
@@ -113,7 +113,7 @@ def test_the_cache_file_is_private(tmp_path: Path) -> None:
     cache.put({key_of("a.py", "x = 1\n"): FileFacts((), frozenset({"x"}))})
     assert (tmp_path / "facts").stat().st_mode & 0o777 == 0o700
     assert cache.path.stat().st_mode & 0o777 == 0o600
-    assert sqlite3.connect(cache.path).execute("SELECT names FROM facts").fetchone() == ("x",)
+    assert sqlite3.connect(cache.path).execute("SELECT names FROM facts2").fetchone() == ("x",)
 
 
 def test_a_tree_of_more_files_than_one_query_holds_is_found_whole(tmp_path: Path) -> None:

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from reviewbot.audit.callgraph import CallGraph, build_graph
-from reviewbot.audit.chunkcontext import Block
-from reviewbot.audit.chunkprompt import chunk_messages, render_chunk
+from reviewbot.audit.chunkprompt import render_chunk
 from reviewbot.audit.chunks import Chunk, plan_chunks
 from reviewbot.audit.clusters import graph_chunks
+from reviewbot.audit.contextblock import Block
 from reviewbot.audit.planner import plan_audit
 from reviewbot.audit.stored import stored_definitions
 from reviewbot.repos.index_store import SqliteIndex
@@ -100,7 +100,7 @@ def test_a_chunk_shows_its_files_numbered_and_the_callers_it_does_not_hold() -> 
     own = text.split("## How this part connects")[0]
     assert "### shop/store/queries.py\n```\n1 def find_orders(customer):\n2     sql = f\"SELECT" in own
     context = text.split("## How this part connects")[1]
-    assert "### app/views.py" in context and "uses `find_orders`, defined in this part" in context
+    assert "### app/views.py" in context and "calls `find_orders` of this part" in context
 
 
 def test_a_context_planned_once_renders_to_the_same_bytes_wherever_the_request_is_built() -> None:
@@ -109,9 +109,10 @@ def test_a_context_planned_once_renders_to_the_same_bytes_wherever_the_request_i
     read = MemorySnapshot(files).read
     for chunk in plan.chunks:  # as a service audit keeps it: JSON in the record, rendered by the chunk's job
         kept = json.loads(json.dumps([b.as_json() for b in plan.context(chunk, read)]))
-        rendered = render_chunk(plan.prefix, chunk, len(plan.chunks), read, [Block.from_json(b) for b in kept])
+        elided = json.loads(json.dumps({p: [list(r) for r in rs] for p, rs in plan.chunk_elided(chunk).items()}))
+        rendered = render_chunk(plan.prefix, chunk, len(plan.chunks), read, [Block.from_json(b) for b in kept],
+                                {p: tuple((a, b) for a, b in rs) for p, rs in elided.items()})
         assert rendered == plan.messages(chunk, read)
-        assert rendered == chunk_messages(plan.prefix, chunk, len(plan.chunks), read, plan.graph, plan.definitions)
     assert any(b[1] is not None for c in plan.chunks for b in (x.as_json() for x in plan.context(c, read)))
 
 

@@ -1,0 +1,39 @@
+"""A context block of an audit's chunk, pure: which file, which lines and why, as a service audit keeps it in its plan,
+and the bytes it renders to (the file's own line numbers), the same wherever the request is built."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+FENCE_BREAK = "`\u200b``"  # a fence inside the code cannot close ours
+
+
+@dataclass(frozen=True)
+class Block:
+    """One context block as planned: which file, which line ranges (None: the whole file) and why. Small enough to
+    keep per chunk in a service audit's record; rendered again from the file it names, to the same bytes."""
+
+    path: str
+    ranges: tuple[tuple[int, int], ...] | None
+    reason: str
+
+    def as_json(self) -> list[object]:
+        return [self.path, None if self.ranges is None else [list(r) for r in self.ranges], self.reason]
+
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> Block:
+        path, ranges, reason = data
+        return cls(str(path), None if ranges is None else tuple((int(a), int(b)) for a, b in ranges), str(reason))
+
+
+def render_block(block: Block, lines: list[str]) -> str:
+    """A block as the request shows it: the file's own line numbers (as the chunk's files are numbered), blank
+    lines left out; `ranges` None shows the whole file."""
+    ranges = block.ranges if block.ranges is not None else ((1, len(lines)),)
+    shown = [f"{n} {lines[n - 1]}" for a, b in ranges for n in range(a, min(b, len(lines)) + 1)
+             if lines[n - 1].strip()]
+    where = "whole" if block.ranges is None else f"of {len(lines)} lines"
+    body = "\n".join(shown).replace("```", FENCE_BREAK)
+    return f"### {block.path} ({where}; {block.reason})\n```\n{body}\n```"

@@ -1,0 +1,62 @@
+"""Where untrusted input enters a file and where a file uses a dangerous sink, pure, from the identifiers it holds (per
+language); and the call graph with the edges of those flows made stronger, so chunks and context follow them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from reviewbot.audit.callgraph import CallGraph, with_weights
+from reviewbot.review.context.languages import language_for
+
+FLOW_BOOST = 3.0  # an edge that carries input from a source, or into a sink, outweighs a plain call
+# Identifiers specific enough to say "this file reads untrusted input" / "this file uses a dangerous sink".
+SOURCES: Mapping[str, frozenset[str]] = {
+    "python": frozenset({"GET", "POST", "COOKIES", "META", "FILES", "headers", "query_params", "environ", "getenv",
+                         "argv", "get_full_path", "get_signed_cookie", "read_body", "urlsafe_base64_decode",
+                         "QueryDict", "MultiValueDict", "MultiPartParser", "loads", "deserialize", "parse_qsl"}),
+    "javascript": frozenset({"req", "params", "query", "cookies", "headers", "argv", "env", "searchParams"}),
+    "typescript": frozenset({"req", "params", "query", "cookies", "headers", "argv", "env", "searchParams"}),
+    "go": frozenset({"FormValue", "URL", "Header", "Cookie", "Getenv", "Args", "Unmarshal", "Decode"}),
+}
+SINKS: Mapping[str, frozenset[str]] = {
+    "python": frozenset({"execute", "executemany", "executescript", "RawSQL", "raw", "extra", "cursor", "Popen",
+                         "check_output", "check_call", "subprocess", "system", "pickle", "unpickle", "loads",
+                         "yaml", "eval", "exec", "safe_join", "FileResponse", "HttpResponseRedirect", "redirect",
+                         "mark_safe", "SafeString", "format_html", "Template", "render_to_string", "md5", "sha1"}),
+    "javascript": frozenset({"exec", "execSync", "spawn", "eval", "innerHTML", "query", "redirect", "readFile",
+                             "createReadStream", "sendFile", "render", "dangerouslySetInnerHTML"}),
+    "typescript": frozenset({"exec", "execSync", "spawn", "eval", "innerHTML", "query", "redirect", "readFile",
+                             "createReadStream", "sendFile", "render", "dangerouslySetInnerHTML"}),
+    "go": frozenset({"Exec", "Query", "QueryRow", "Command", "Redirect", "ServeFile", "Open", "HTML"}),
+}
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Files that read untrusted input and files that use a dangerous sink (a file may be both)."""
+
+    sources: frozenset[str]
+    sinks: frozenset[str]
+
+
+def flow_roles(names: Mapping[str, AbstractSet[str]]) -> Roles:
+    """Each file's role from the identifiers its text holds, for the languages listed here."""
+    sources, sinks = set(), set()
+    for path, held in names.items():
+        language = language_for(path) or ""
+        if held & SOURCES.get(language, frozenset()):
+            sources.add(path)
+        if held & SINKS.get(language, frozenset()):
+            sinks.add(path)
+    return Roles(frozenset(sources), frozenset(sinks))
+
+
+def flow_graph(graph: CallGraph, roles: Roles) -> CallGraph:
+    """The same edges, those from a file that reads input (to what it passes the input to) and those into a file
+    that uses a sink (from its callers) weighted FLOW_BOOST times (both: squared), so a flow is cut last."""
+    weight = {caller: {callee: round(w * (FLOW_BOOST if caller in roles.sources else 1.0)
+                                     * (FLOW_BOOST if callee in roles.sinks else 1.0), 6)
+                       for callee, w in row.items()} for caller, row in graph.weight.items()}
+    return with_weights(graph, weight)
