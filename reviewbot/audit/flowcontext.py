@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from reviewbot.audit.answer_schema import MAX_EVIDENCE
 from reviewbot.audit.callgraph import MAX_DEFINERS
-from reviewbot.audit.chunkcontext import MAX_DEFINITION_LINES, Block
+from reviewbot.audit.contextblock import Block
 from reviewbot.audit.evidence import Callers, first_use, note_text
 from reviewbot.audit.flowcalls import Callee, Defs, Locate, callees, innermost
 from reviewbot.review.context.excerpts import plan_ranges, render_block
@@ -21,6 +21,7 @@ from reviewbot.review.context.symbols import Definition
 from reviewbot.review.findings.schema import EvidenceStep, Finding
 
 # Per candidate, after the chunk's cached request: a sink one call away with its neighbours fits, a module does not.
+CALLEE_LINES = 40  # of a callee's definition: enough to hold the sink the verifier must see
 FLOW_TOKENS = 3_000
 WINDOW = 4  # lines shown on each side of an evidence line or a caller's use
 MAX_FLOW_CALLERS = 2
@@ -84,7 +85,7 @@ def plan_flow(finding: Finding, source: FlowSource, budget: int = FLOW_TOKENS) -
             wanted.append(Block(step.path, ((step.line - WINDOW, step.line + WINDOW),), f"its {step.role} line"))
     for callee in called:
         d = callee.definition
-        wanted.append(Block(callee.path, ((d.start, min(d.end, d.start + MAX_DEFINITION_LINES)),),
+        wanted.append(Block(callee.path, ((d.start, min(d.end, d.start + CALLEE_LINES)),),
                             f"defines `{callee.name}`, called at {finding.path}:{callee.line}"))
     name = function.name if function is not None else ""
     for caller in [c for c, _, names in source.callers(finding.path) if name and name in names][:MAX_FLOW_CALLERS]:
@@ -130,11 +131,11 @@ def asked_code(needs: Sequence[str], near: str, source: FlowSource, shown: Seque
     for need in needs[:MAX_EVIDENCE]:
         need = need.strip().strip("`").removeprefix("./")
         if (text := source.read(need)) is not None:
-            wanted.append(Block(need, ((1, min(text.count("\n") + 1, MAX_DEFINITION_LINES * 2)),), "asked for"))
+            wanted.append(Block(need, ((1, min(text.count("\n") + 1, CALLEE_LINES * 2)),), "asked for"))
             continue
         name = need.replace("::", ".").rsplit(".", 1)[-1].removesuffix("()")
         for path, d in list(source.locate(name, near))[:2] if name else []:
-            wanted.append(Block(path, ((d.start, min(d.end, d.start + MAX_DEFINITION_LINES)),),
+            wanted.append(Block(path, ((d.start, min(d.end, d.start + CALLEE_LINES)),),
                                 f"defines `{name}`, asked for"))
     before = {(b.path, b.ranges) for b in shown}
     return tuple(b for b in fitted(wanted, source.read, budget) if (b.path, b.ranges) not in before)

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.batches import batch_messages
-from reviewbot.audit.chunkcontext import Block
+from reviewbot.audit.contextblock import Block
 from reviewbot.audit.flowcontext import FlowSource, asked_code, plan_flow, render_flow, with_callee_steps
 from reviewbot.audit.service_record import CodeAsk, Outcome
 from reviewbot.errors import ModelPermanent
