@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -29,6 +28,8 @@ def review_command(settings: Settings, repo: Path, base: str, head: str, fmt: st
         print(_dry_run(settings, inp, prepare(inp), fmt, change.branch))
         return 0
     settings.require(settings.missing_for_model(), "reviewbot review")
+    import asyncio  # a dry run runs nothing asynchronously
+
     result = asyncio.run(_review(settings, inp))
     stores.save_layout(key, result.plan.layout)
     if result.report.usage.requests == 1:
