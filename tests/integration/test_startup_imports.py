@@ -12,8 +12,11 @@ from tests.integration.test_cli_review import git, new_repo
 
 ROOT = Path(__file__).resolve().parents[2]
 # Never needed to plan a local review: Redis and the JWT library it pulls in, the HTTP client, the queue, the web
-# server, the terminal UI, PyGithub. Each was once imported by every command through the CLI's families.
-NOT_NEEDED = ("redis", "jwt", "httpx", "arq", "starlette", "uvicorn", "rich", "github")
+# server, the terminal UI, PyGithub. Each was once imported by every command through the CLI's families. Nor, for a
+# repository without .github/reviewbot.yml (this one), the config file's schema and parser (pydantic, YAML), the
+# model answer's schema, asyncio (nothing runs concurrently) or the Markdown parser (only published text needs it).
+NOT_NEEDED = ("redis", "jwt", "httpx", "arq", "starlette", "uvicorn", "rich", "github", "pydantic", "yaml",
+              "reviewbot.review.findings.schema", "asyncio", "markdown_it")
 COUNT = ("import io, json, sys, contextlib\n"
          "from reviewbot.cli.main import main\n"
          "with contextlib.redirect_stdout(io.StringIO()):\n"
@@ -37,7 +40,9 @@ def test_a_one_file_dry_run_imports_only_what_it_runs(tmp_path: Path) -> None:
     git(repo, "commit", "-qam", "Subtract")
     done = subprocess.run([sys.executable, "-c", COUNT, str(repo)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
-                                            "REVIEWBOT_DATA_DIR": str(tmp_path / "data")})
+                                            "REVIEWBOT_DATA_DIR": str(tmp_path / "data"),
+                                            # this checkout's code, not whichever one the venv installed
+                                            "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     modules = result["modules"]
