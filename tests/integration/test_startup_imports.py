@@ -49,3 +49,17 @@ def test_a_one_file_dry_run_imports_only_what_it_runs(tmp_path: Path) -> None:
     assert result["rc"] == 0
     assert [m for m in NOT_NEEDED if m in modules] == []
     assert len(modules) <= readme_budget(), f"{len(modules)} modules imported"
+
+
+def test_the_web_process_loads_neither_the_worker_nor_github_clients(tmp_path: Path) -> None:
+    """`reviewbot serve` with an external worker: intake, health and metrics only. The jobs, the pipeline, the
+    model client, tree-sitter and PyGithub load with the embedded worker or a job, never for the web app alone."""
+    code = ("import json, sys\nfrom reviewbot.webhooks.server import create_app\n"
+            "print(json.dumps(sorted(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = json.loads(done.stdout.strip().splitlines()[-1])
+    worker_only = ("github", "tree_sitter", "reviewbot.jobs.registry", "reviewbot.review.engine",
+                   "reviewbot.inference.client")
+    assert [m for m in worker_only if m in modules] == []
