@@ -40,7 +40,7 @@ from reviewbot.repos.dirsnapshot import DirSnapshot
 from reviewbot.review.config import context_options, parse_config, with_security
 from reviewbot.review.context.snapshot import MemorySnapshot, Snapshot
 from reviewbot.review.diff.parse import parse_diff
-from reviewbot.review.findings.refine import Precision
+from reviewbot.review.findings.precision import Precision
 from reviewbot.review.findings.schema import parse_review_output
 from reviewbot.review.findings.verification import BATCH, verification_messages
 from reviewbot.review.prompt.plan import build_plan

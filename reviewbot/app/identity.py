@@ -6,11 +6,6 @@ import asyncio
 import logging
 from typing import Any
 
-from github import Auth, GithubException
-
-from reviewbot.app.auth import app_jwt
-from reviewbot.app.github_errors import translate
-from reviewbot.app.port import new_github
 from reviewbot.errors import ReviewbotError
 from reviewbot.settings import Settings
 from reviewbot.state.shared_keys import APP_SLUG_KEY
@@ -20,6 +15,14 @@ log = logging.getLogger(__name__)
 
 def fetch_app(settings: Settings) -> dict[str, Any]:
     """`GET /app` as the App itself (synchronous: call it in a thread)."""
+    # PyGithub and the JWT library are imported here: the web process imports this module for `remember_slug`,
+    # which asks GitHub only when REVIEWBOT_APP_SLUG is unset.
+    from github import Auth, GithubException
+
+    from reviewbot.app.auth import app_jwt
+    from reviewbot.app.github_errors import translate
+    from reviewbot.app.port import new_github
+
     assert settings.github_app_id and settings.github_private_key
     gh = new_github(Auth.AppAuthToken(app_jwt(settings.github_app_id, settings.github_private_key)),
                     settings.github_api_url)

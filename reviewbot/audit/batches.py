@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from reviewbot.audit.dedup import Distinct
 from reviewbot.audit.verify_schema import AUDIT_INSTRUCTIONS
 from reviewbot.review.diff.parse import ParsedDiff
-from reviewbot.review.findings.refine import Precision
+from reviewbot.review.findings.precision import Precision
 from reviewbot.review.findings.schema import Finding
 from reviewbot.review.findings.verification import BATCH, needs_check, verification_messages
 

@@ -42,7 +42,7 @@ from reviewbot.review.config import CONFIG_PATH, parse_config, precision, with_s
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.diff.filters import VENDORED_DIRS
 from reviewbot.review.engine import affinity_id
-from reviewbot.review.findings.refine import Precision
+from reviewbot.review.findings.precision import Precision
 from reviewbot.review.findings.schema import Finding
 from reviewbot.review.findings.verification import Checks, VerifyAnswer
 from reviewbot.settings import Settings

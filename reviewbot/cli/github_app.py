@@ -1,14 +1,12 @@
 """`reviewbot setup`, `doctor` and `redeliver` (the GitHub App's own commands), and the setup link `serve` prints.
 
-The GitHub, HTTP and web modules are imported inside the commands so that `reviewbot review` starts fast.
+asyncio and the GitHub, HTTP and web modules are imported inside the commands so that `reviewbot review` starts fast.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
-import socket
 import sys
 import urllib.parse
 from collections.abc import Mapping
@@ -69,6 +67,8 @@ def setup_for_serve(settings: Settings, host: str, port: int, out: TextIO | None
 def setup_command(settings: Settings, *, org: str | None, name: str | None, public_url: str | None,
                   code: str | None, port: int = 0, env_path: Path = Path(".env"), out: TextIO | None = None) -> int:
     """Create the App: exchange `code`, or serve the setup page on 127.0.0.1 until GitHub calls back."""
+    import asyncio
+
     from reviewbot.app.app_api import convert_manifest
     from reviewbot.app.setup.manifest import save_app
     from reviewbot.app.setup.pages import SetupPages
@@ -89,6 +89,9 @@ def setup_command(settings: Settings, *, org: str | None, name: str | None, publ
 
 
 async def _serve_setup(pages: SetupPages, port: int, query: dict[str, str], out: TextIO) -> CreatedApp | None:
+    import asyncio
+    import socket
+
     import uvicorn
     from starlette.applications import Starlette
 
@@ -128,6 +131,7 @@ def _created(app: CreatedApp, env_path: Path, out: TextIO) -> int:
 def doctor_command(environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env"),
                    out: TextIO | None = None) -> int:
     """Print the table of checks; exit status 0 only when nothing failed."""
+    import asyncio
     import os
 
     from reviewbot.cli.doctor import exit_code, render
@@ -156,6 +160,8 @@ async def _checks(settings: Settings | None, errors: list[str], unknown: list[Un
 
 
 def redeliver_command(settings: Settings, since: str, dry_run: bool, out: TextIO | None = None) -> int:
+    import asyncio
+
     from reviewbot.app.app_api import AppApi
     from reviewbot.app.redeliver import redeliver
 

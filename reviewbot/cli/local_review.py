@@ -3,11 +3,11 @@ status is the Action's: 0 done, 1 a finding reached the blocking severity, 2 the
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reviewbot.cli.review_output import (
     EXPECTED_COMPLETION_TOKENS,
@@ -23,13 +23,15 @@ from reviewbot.inference.pricing import cost
 from reviewbot.repos.localgit import LocalChange, read_local_change
 from reviewbot.repos.localinput import local_input
 from reviewbot.repos.worktree import uncommitted, worktree_commit
-from reviewbot.review.config import CONFIG_PATH, parse_config
+from reviewbot.review.context.options import CONFIG_PATH
 from reviewbot.review.diff.filters import Attributes, exclusion
 from reviewbot.review.engine import ReviewInput, ReviewResult, prepare
-from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.review.prompt.plan import Plan
 from reviewbot.settings import Settings
 from reviewbot.state.prompt_stores import FileStores, branch_layout_key
+
+if TYPE_CHECKING:
+    from reviewbot.review.config import RepoConfig
 
 DONE, BLOCKED, FAILED = 0, 1, 2  # as `reviewbot action`
 
@@ -61,15 +63,18 @@ def review_command(settings: Settings, args: ReviewArgs) -> int:
     stores = FileStores(settings.data_dir)
     key = branch_layout_key(change.identity, change.branch)
     inp = local_input(settings, change, stores, key)
-    snapshot = change.snapshot
-    config = parse_config(snapshot.read(CONFIG_PATH) if snapshot else change.base_files.get(CONFIG_PATH)).config
-    blocking = config.blocking_severity if args.fail_on is None else (
+    base_config = _base_config(change)
+    blocking = (base_config.blocking_severity if base_config else None) if args.fail_on is None else (
         None if args.fail_on == "never" else args.fail_on)
     if args.dry_run:
         fmt = args.fmt or "text"
         facts = _facts(settings, inp, prepare(inp), change.branch)
         print(as_json(rev, facts, None, blocking, False) if fmt == "json" else plan_text(rev, facts, fmt == "markdown"))
         return DONE
+    import asyncio  # a dry run runs nothing asynchronously
+
+    from reviewbot.review.findings.schema import SEVERITY_RANK
+
     try:
         result = asyncio.run(_review(settings, inp))
     except ModelUnreachable as exc:
@@ -127,7 +132,8 @@ def _nothing_to_review(change: LocalChange) -> str | None:
         return None
     from pathspec import GitIgnoreSpec
 
-    ignore = parse_config(snapshot.read(CONFIG_PATH)).config.ignore
+    base_config = _base_config(change)
+    ignore = base_config.ignore if base_config else []
     attributes = Attributes({p: snapshot.read(p) or "" for p in snapshot.paths()
                              if p == ".gitattributes" or p.endswith("/.gitattributes")})
     spec = GitIgnoreSpec.from_lines(list(ignore)) if ignore else None
@@ -137,6 +143,18 @@ def _nothing_to_review(change: LocalChange) -> str | None:
             f"{f.path}: {r}" for f, r in zip(change.diff.files, reasons, strict=True)
             if r)[:300] + ")"
     return None
+
+
+def _base_config(change: LocalChange) -> RepoConfig | None:
+    """The base commit's `.github/reviewbot.yml`, or None without one: its schema (pydantic, YAML) is loaded only
+    for a repository that has the file, as `localinput.configured` does."""
+    snapshot = change.snapshot
+    text = snapshot.read(CONFIG_PATH) if snapshot else change.base_files.get(CONFIG_PATH)
+    if text is None or not text.strip():
+        return None
+    from reviewbot.review.config import parse_config
+
+    return parse_config(text).config
 
 
 async def _review(settings: Settings, inp: ReviewInput) -> ReviewResult:

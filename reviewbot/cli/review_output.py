@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewbot.review.engine import ReviewResult
-from reviewbot.review.findings.schema import Finding
 from reviewbot.review.prompt.plan import Plan
+
+if TYPE_CHECKING:  # a dry run loads no pydantic model
+    from reviewbot.review.findings.schema import Finding
 
 EXPECTED_COMPLETION_TOKENS = 2_000  # for the dry-run estimate only
 

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from signal import Signals
 from typing import Any
 
 from arq import Worker
@@ -16,6 +17,7 @@ from arq.utils import timestamp_ms
 from redis.exceptions import RedisError, ResponseError, WatchError
 
 from reviewbot.observe.fencing import Lease, context_under
+from reviewbot.queue.shutdown import stop_jobs
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_S = 5.0
@@ -151,14 +153,34 @@ class SteadyWorker(Worker):
             return
         await super().finish_failed_job(job_id, result_data)
 
-    async def close(self) -> None:
+    async def close(self, grace: float | None = None) -> None:
+        """Stop polling and taking jobs, let running jobs finish for `grace` seconds (the shutdown grace by default),
+        cancel the rest (they run again), then close the Redis pool. Unlike arq's, never raises CancelledError for
+        a job that was still finishing."""
+        if self.main_task is not None:
+            self.main_task.cancel()
         try:
-            await super().close()  # waits for the jobs still running, whose leases the heartbeat keeps renewing
-        finally:
+            await stop_jobs(self, self._job_completion_wait if grace is None else grace)
+        finally:  # the heartbeat kept the leases of the jobs above renewed until they ended
             if self._heartbeat is not None:
                 self._heartbeat.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await self._heartbeat
+        if self._pool is None:
+            return
+        await self.pool.delete(self.health_check_key)
+        if self.on_shutdown:
+            await self.on_shutdown(self.ctx)
+        await self.pool.aclose(close_connection_pool=True)
+        self._pool = None
+
+    async def _wait_for_tasks_to_complete(self, signum: Signals) -> None:
+        """SIGTERM / SIGINT with a shutdown grace: arq's, with the same clean stop as `close`."""
+        await stop_jobs(self, self._job_completion_wait)
+        if self.main_task is not None:
+            self.main_task.cancel()
+        if self.on_stop is not None:
+            self.on_stop(signum)
 
     async def _wait_for_redis(self, exc: BaseException) -> None:
         now = self.loop.time()

@@ -6,14 +6,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from reviewbot.review.config_errors import problems, without
 from reviewbot.review.context.options import DEFAULT_PROMPT_BUDGET, ContextOptions
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.cronspec import check_schedule
-from reviewbot.review.findings.refine import Precision
+from reviewbot.review.findings.precision import Precision
 from reviewbot.review.findings.security import checklist
 from reviewbot.review.linked.readable import ORG_ONLY_KEY, LinkedIssuesConfig
 from reviewbot.review.orgtext import PUBLIC_REPOS_KEY, PublicReposConfig
@@ -149,6 +148,8 @@ def parse_config(text: str | None, defaults: dict[str, Any] | None = None, sourc
     fallback = _validated(base) or RepoConfig()
     if text is None or not text.strip():
         return LoadedConfig(fallback)
+    import yaml  # most repositories have no file: their reviews never load the YAML parser
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -184,6 +185,8 @@ def parse_config(text: str | None, defaults: dict[str, Any] | None = None, sourc
 
 def raw_mapping(text: str | None) -> dict[str, Any]:
     """An org-wide defaults file as a plain mapping (invalid ones count as empty)."""
+    import yaml
+
     try:
         data = yaml.safe_load(text or "")
     except yaml.YAMLError:

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from reviewbot.review.context.snapshot import MemorySnapshot
-from reviewbot.review.findings.anchoring import anchor
-from reviewbot.review.findings.refine import Precision, ReviewerPort, VerifierPort, checked_findings
-from reviewbot.review.findings.schema import ReviewOutput
-from reviewbot.review.prompt.layout import Layout
+from reviewbot.review.findings.precision import Precision
 from reviewbot.review.prompt.plan import Plan, build_plan
-from reviewbot.review.prompt.sections import Prompt, PromptInput
-from reviewbot.review.publish.markdown import ReviewReport
+
+if TYPE_CHECKING:  # what only a review that calls the model needs is imported in run_review: a dry run plans only
+    from reviewbot.review.findings.refine import ReviewerPort, VerifierPort
+    from reviewbot.review.findings.schema import ReviewOutput
+    from reviewbot.review.prompt.layout import Layout
+    from reviewbot.review.prompt.sections import Prompt, PromptInput
+    from reviewbot.review.publish.markdown import ReviewReport
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,13 @@ def plan(inp: ReviewInput) -> Prompt:
 async def run_review(inp: ReviewInput, reviewer: ReviewerPort, verifier: VerifierPort | None = None) -> ReviewResult:
     """The review passes, merged, then the verification of candidates (when a verifier is given): only what
     survives is placed; the usage of every request is summed into the report."""
+    import asyncio
+
+    from reviewbot.review.context.snapshot import MemorySnapshot
+    from reviewbot.review.findings.anchoring import anchor
+    from reviewbot.review.findings.refine import checked_findings
+    from reviewbot.review.publish.markdown import ReviewReport
+
     # Context selection parses and searches files: a second of CPU that must not stall the event loop.
     prepared = await asyncio.to_thread(prepare, inp)
     prompt = prepared.prompt

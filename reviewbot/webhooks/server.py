@@ -62,11 +62,10 @@ def create_app(settings: Settings, redis_url: str, *, run_worker: bool = False,
             yield
         finally:
             if worker is not None and worker_task is not None:
-                await _drain(worker, settings.shutdown_grace)
-                worker_task.cancel()
+                worker_task.cancel()  # stops taking jobs; the running ones are close()'s
                 with contextlib.suppress(asyncio.CancelledError):
                     await worker_task
-                await worker.close()
+                await worker.close()  # running reviews get the shutdown grace, the rest run again later
             await app.state.pool.aclose()
 
     async def webhook(request: Request) -> Response:
@@ -125,15 +124,6 @@ async def receive(request: Request, settings: Settings, intake: Intake) -> Respo
         return _unavailable(delivery, exc)
     log.info("webhook stored", extra={"delivery": delivery, "event": event, **outcome.body})
     return JSONResponse(outcome.body, status_code=outcome.status)
-
-
-async def _drain(worker: Any, grace: float) -> None:
-    """Stop taking jobs and let running reviews finish; what is still running after `grace` is cancelled,
-    and arq runs cancelled jobs again."""
-    worker.allow_pick_jobs = False
-    running = [task for task in worker.tasks.values() if not task.done()]
-    if running:
-        await asyncio.wait(running, timeout=grace)
 
 
 def _unavailable(delivery: str, exc: BaseException) -> JSONResponse:

@@ -111,11 +111,13 @@ async def test_concurrent_reservations_cannot_overshoot(redis_url: str) -> None:
 async def test_a_crashed_reviews_hold_lapses_with_its_lease(redis_url: str) -> None:
     client = Redis.from_url(redis_url)
     try:
-        budget = DailyBudget(client, Limits(usd=1.0), lease_s=1)
+        # A 3 s lease: the refused reserve below comes well within it even on a loaded machine. Holds expire in whole
+        # seconds (`expires < now`), so the lease has surely lapsed only lease + 1 s after the reserve.
+        budget = DailyBudget(client, Limits(usd=1.0), lease_s=3)
         await budget.reserve(INSTALLATION, REPO, "killed-job", usd=1.0, tokens=1)  # and never released
         with pytest.raises(BudgetBusy):
             await budget.reserve(INSTALLATION, REPO, "next-job", usd=0.5, tokens=1)
-        await asyncio.sleep(2.1)
+        await asyncio.sleep(4.2)
         await budget.reserve(INSTALLATION, REPO, "next-job", usd=0.5, tokens=1)
     finally:
         await client.aclose()

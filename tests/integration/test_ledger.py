@@ -82,9 +82,11 @@ async def test_a_crash_is_recorded_once_as_an_error_with_the_exception(
 async def test_a_review_cut_off_at_its_time_limit_is_recorded_as_failed_with_the_reason(
         web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
-    fake_model.script_delay(2.5)
+    # The limit leaves the review seconds to reach the model on a loaded machine (at 2 s it could time out before
+    # asking, and the model would never serve the answer this test waits for); the answer comes after the limit.
+    fake_model.script_delay(6.5)
     fake_model.script_reply(findings_json([]))
-    await review(web, dataclasses.replace(settings, job_timeout=2.0), redis_url, open_pull(fake_github))
+    await review(web, dataclasses.replace(settings, job_timeout=6.0), redis_url, open_pull(fake_github))
     [entry] = await ledger_entries(redis_url)
     # The review stops itself just before arq's job timeout, so its check run and its record say why.
     assert entry.outcome == "failed" and entry.reason == "time limit"

@@ -133,8 +133,8 @@ def test_every_redis_key_is_named_in_the_state_tables() -> None:
 
 def test_the_queue_holds_only_queue_plumbing() -> None:
     queue = sorted(path.stem for path in (PACKAGE / "queue").glob("*.py") if path.stem != "__init__")
-    assert queue == ["cpu", "embedded", "enqueue", "functions", "observed", "request", "retries", "slots", "steady",
-                     "tries", "worker"]
+    assert queue == ["cpu", "embedded", "enqueue", "functions", "observed", "request", "retries", "shutdown", "slots",
+                     "steady", "tries", "worker"]
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

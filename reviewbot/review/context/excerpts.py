@@ -6,7 +6,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 
 from reviewbot.review.context.symbols import Parsed
-from reviewbot.review.publish.markdown import fence
+from reviewbot.review.publish.fences import fence
 
 WHOLE_FILE_CHARS = 6_000  # about 1.5k tokens: cheaper to show whole than to explain what was cut
 MAX_EXCERPT_CHARS = 24_000

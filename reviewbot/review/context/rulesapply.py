@@ -10,7 +10,7 @@ from pathspec import GitIgnoreSpec
 
 from reviewbot.review.context.rulesfiles import RulesFile, candidates, parse
 from reviewbot.review.context.snapshot import Snapshot
-from reviewbot.review.publish.safemd import fence
+from reviewbot.review.publish.fences import fence
 
 MAX_FILE_TOKENS = 2_000
 MAX_TOTAL_TOKENS = 6_000

@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import yaml
-
 from reviewbot.review.context.snapshot import Snapshot
 
 # nearest: the AGENTS.md closest above a file applies (agents.md); tree: every one above it applies (Claude Code's
@@ -130,6 +128,8 @@ def front_matter(raw: str) -> tuple[dict[str, Any], str, str]:
     if end is None:
         return {}, raw, "front matter is not closed: read as text"
     block, body = "\n".join(lines[1:end]), "\n".join(lines[end + 1:]).strip("\n")
+    import yaml  # only a rules file with front matter needs the YAML parser
+
     try:
         data = yaml.safe_load(block)
     except yaml.YAMLError:

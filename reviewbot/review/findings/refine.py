@@ -13,12 +13,12 @@ from reviewbot.errors import ModelPermanent
 from reviewbot.model import ModelAnswer, Reviewer, Usage, Verifier
 from reviewbot.review.diff.parse import ParsedDiff
 from reviewbot.review.findings.passes import MAX_PASSES, merge_passes, pass_messages
-from reviewbot.review.findings.schema import Finding, ReviewOutput, Severity
+from reviewbot.review.findings.precision import Precision
+from reviewbot.review.findings.schema import Finding, ReviewOutput
 from reviewbot.review.findings.verification import (
     BATCH,
     Checks,
     VerifyAnswer,
-    VerifyPolicy,
     apply_verdicts,
     needs_check,
     verification_messages,
@@ -28,20 +28,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 ReviewerPort = Reviewer[ReviewOutput]
 VerifierPort = Verifier[VerifyAnswer]
-
-
-@dataclass(frozen=True)
-class Precision:
-    """A review's precision policy, from the repository config (and `security-review`)."""
-
-    verify: VerifyPolicy = "major"
-    passes: int = 1
-    security: bool = False  # security mode: the checklist is in the prompt and every candidate is verified
-    threshold: Severity = "minor"
-
-    @property
-    def policy(self) -> VerifyPolicy:
-        return "all" if self.security else self.verify
 
 
 @dataclass(frozen=True)

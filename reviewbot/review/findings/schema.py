@@ -17,6 +17,8 @@ from pydantic import (
 )
 
 from reviewbot.review.findings.cwe import normalize_cwe
+from reviewbot.review.findings.wire_schema import FINDING_SCHEMA as FINDING_SCHEMA
+from reviewbot.review.findings.wire_schema import REVIEW_SCHEMA as REVIEW_SCHEMA
 
 Severity = Literal["critical", "major", "minor", "nit"]
 Category = Literal["bug", "security", "performance", "maintainability", "style", "test"]
@@ -145,49 +147,6 @@ class OutputInvalid(ValueError):
         self.errors = errors
 
 
-# Hand-written (not generated) so the bytes stay identical across pydantic versions: it sits in the
-# cached prefix of every prompt.
-FINDING_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string"},
-        "line": {"type": "integer", "minimum": 1},
-        "start_line": {"type": ["integer", "null"], "minimum": 1},
-        "side": {"type": "string", "enum": ["RIGHT", "LEFT"]},
-        "severity": {"type": "string", "enum": ["critical", "major", "minor", "nit"]},
-        "category": {"type": "string",
-                     "enum": ["bug", "security", "performance", "maintainability", "style", "test"]},
-        "title": {"type": "string"},
-        "body": {"type": "string"},
-        "suggestion": {"type": ["string", "null"]},
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-        "cwe": {"type": ["string", "null"]},
-    },
-    "required": ["path", "line", "start_line", "side", "severity", "category", "title", "body",
-                 "suggestion", "confidence", "cwe"],
-    "additionalProperties": False,
-}
-WALKTHROUGH_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {"type": "object", "properties": {"path": {"type": "string"}, "summary": {"type": "string"}},
-              "required": ["path", "summary"], "additionalProperties": False},
-}
-# Strict structured output wants every property required: `issues` is [] when the prompt shows no linked issue.
-ISSUES_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {"type": "object",
-              "properties": {"issue": {"type": "string"},
-                             "addressed": {"type": "string", "enum": ["yes", "partly", "no", "unclear"]},
-                             "note": {"type": "string"}},
-              "required": ["issue", "addressed", "note"], "additionalProperties": False},
-}
-REVIEW_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"summary": {"type": "string"}, "walkthrough": WALKTHROUGH_SCHEMA,
-                   "findings": {"type": "array", "items": FINDING_SCHEMA}, "issues": ISSUES_SCHEMA},
-    "required": ["summary", "walkthrough", "findings", "issues"],
-    "additionalProperties": False,
-}
 # Fields the answer may leave out (pydantic fills their defaults), by property name: a grammar-constrained server
 # is given them as optional (reviewbot.inference.grammar_form). No name is optional in one object and required in
 # another (a test checks).

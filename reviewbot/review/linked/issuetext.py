@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reviewbot.review.linked.refs import IssueRef
-from reviewbot.review.publish.safemd import fence
+from reviewbot.review.publish.fences import fence
 
 MAX_ISSUES = 5  # read at most this many, closing ones first
 MAX_TITLE_CHARS = 256

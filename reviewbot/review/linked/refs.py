@@ -6,13 +6,16 @@ is left, `#N`, `GH-N`, `owner/repo#N` and issue URLs are references, closing one
 
 from __future__ import annotations
 
+import functools
 import re
 import urllib.parse
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 CLOSING = frozenset({"close", "closes", "closed", "fix", "fixes", "fixed", "resolve", "resolves", "resolved"})
 # GitHub's names: an owner is letters, digits and single hyphens; a repository also allows dots and underscores.
@@ -20,7 +23,14 @@ _REF = re.compile(r"(?:(?P<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/(?P<name>[A-Za-z
                   r"#(?P<number>[1-9][0-9]{0,9})|GH-(?P<gh>[1-9][0-9]{0,9})")
 _EDGE = "()[]{}<>.,;:!?'\"*_~"
 _BREAK = "\x00"  # stands for a code span or an image: words on either side are not adjacent
-_MD = MarkdownIt("commonmark")
+
+
+@functools.cache
+def _markdown() -> MarkdownIt:
+    # Built on first use: the prompt's linked-issues block imports this module, a local review never parses.
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
 
 
 @dataclass(frozen=True, order=True)
@@ -83,7 +93,7 @@ def find_refs(texts: Iterable[str], repo: str, hosts: Iterable[str] = ("github.c
     found: dict[tuple[str, int], Mention] = {}
     for text in texts:
         previous = ""
-        for word in _words(_MD.parse(text or "")):
+        for word in _words(_markdown().parse(text or "")):
             ref = None if word == _BREAK else _ref(word, repo, allowed)
             if ref is not None:
                 key = (ref.repo.lower(), ref.number)

@@ -11,7 +11,7 @@ from reviewbot.review.context.options import DEFAULT_PROMPT_BUDGET, ContextOptio
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.context.store import IndexStore
 from reviewbot.review.diff.parse import ParsedDiff
-from reviewbot.review.findings.schema import REVIEW_SCHEMA
+from reviewbot.review.findings.wire_schema import REVIEW_SCHEMA
 from reviewbot.review.linked.issuetext import LinkedIssue
 
 __all__ = ["CHARS_PER_TOKEN", "DEFAULT_PROMPT_BUDGET", "SYSTEM_PROMPT", "Prompt", "PromptInput", "Section",

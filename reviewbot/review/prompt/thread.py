@@ -9,7 +9,8 @@ from typing import Any
 
 from reviewbot.review.findings.schema import OutputInvalid, first_json
 from reviewbot.review.publish.cutting import bounded
-from reviewbot.review.publish.markdown import fence, neutralize
+from reviewbot.review.publish.fences import fence
+from reviewbot.review.publish.markdown import neutralize
 
 THREAD_HEADER = "## Question in a review thread"
 ANSWER_SCHEMA: dict[str, Any] = {

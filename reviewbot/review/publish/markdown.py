@@ -15,9 +15,10 @@ from reviewbot.review.findings.security import security_section
 from reviewbot.review.findings.verification import Checks
 from reviewbot.review.prompt.coverage import Coverage, coverage_line, render_coverage
 from reviewbot.review.publish.cutting import bounded
+from reviewbot.review.publish.fences import fence
 from reviewbot.review.publish.issuelines import issue_lines
 from reviewbot.review.publish.redaction import redact
-from reviewbot.review.publish.safemd import LinkPolicy, fence, safe_inline, safe_markdown
+from reviewbot.review.publish.safemd import LinkPolicy, safe_inline, safe_markdown
 
 __all__ = ["LinkPolicy", "fence"]
 MAX_BODY = 60_000  # GitHub allows 65,536; room for the marker and truncation note

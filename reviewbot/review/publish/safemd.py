@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
 from reviewbot.review.publish.autolinks import autolinked
+from reviewbot.review.publish.fences import fence
 
 # Characters that open a construct anywhere (code, emphasis, links, HTML, entities, tables, math) are always
 # escaped; the rest only where they could start a block or emphasis, so prose stays readable in the source.
@@ -76,13 +77,6 @@ def code_span(text: str) -> str:
     ticks = "`" * (max((len(m) for m in re.findall(r"`+", line)), default=0) + 1)
     pad = " " if line.startswith("`") or line.endswith("`") else ""
     return f"{ticks}{pad}{line}{pad}{ticks}" if line else ""
-
-
-def fence(code: str, info: str = "") -> str:
-    """A fenced block whose fence is longer than any backtick run inside the code."""
-    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{info}\n{code.rstrip(chr(10))}\n{ticks}"
 
 
 def _block(node: SyntaxTreeNode, policy: LinkPolicy) -> str:

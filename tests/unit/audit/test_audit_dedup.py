@@ -6,7 +6,7 @@ from typing import Any
 
 from reviewbot.audit.batches import batch_messages, verification_batches
 from reviewbot.audit.dedup import dedupe
-from reviewbot.review.findings.refine import Precision
+from reviewbot.review.findings.precision import Precision
 from reviewbot.review.findings.schema import Finding
 
 DB = ("import sqlite3\n\n\ndef find(conn, name):\n"

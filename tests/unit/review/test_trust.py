@@ -10,7 +10,8 @@ from reviewbot.errors import ModelOutputError
 from reviewbot.model import ModelAnswer, Usage
 from reviewbot.review.diff.parse import parse_diff
 from reviewbot.review.findings.fingerprints import marker, read_marker, read_review_marker, review_marker
-from reviewbot.review.findings.refine import Precision, checked_findings
+from reviewbot.review.findings.precision import Precision
+from reviewbot.review.findings.refine import checked_findings
 from reviewbot.review.findings.schema import Finding, ReviewOutput
 from reviewbot.review.findings.verification import VerifyAnswer
 
