@@ -11,7 +11,7 @@ from reviewbot.review.context.symbols import Definition
 
 # Bump when what is stored per blob changes (the identifier pattern, the definition queries, the encoding):
 # a store of another format is rebuilt, never read.
-INDEX_FORMAT = 4  # 3: definitions per blob and language; 4: long signatures end in a digest of the whole
+INDEX_FORMAT = 5  # 3: definitions per blob and language; 4: long signatures end in a digest of the whole; 5: FTS5
 
 
 class IndexStore(Protocol):
