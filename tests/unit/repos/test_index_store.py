@@ -48,6 +48,7 @@ def test_a_second_review_parses_only_the_contents_it_has_not_seen(tmp_path: Path
     changed = {**files, "app/billing.py": "def bill(orders):\n    return sum(orders)\n"}
     second = RepoIndex(_tree(tmp_path / "two", changed), lambda p: False, store)
     assert second.files_with("total") == ["app/calc.py", "app/report.py"]  # billing no longer calls it
+    assert second.files_with("sum") == ["app/billing.py", "app/calc.py"]  # its new content's names are found
     assert [p for p, _ in second.definitions_of("total", "app/report.py")] == ["app/calc.py"]
     assert second.parses == 0  # calc.py's definitions were kept from the first review
 
