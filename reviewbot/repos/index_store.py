@@ -5,8 +5,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from array import array
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -22,10 +20,14 @@ DEFAULT_MAX_BLOBS = 400_000  # about 60 Django checkouts' worth of distinct file
 # Longer than a review's time limit; while every batch is that young the store may pass its bound for a while.
 EVICTION_GRACE_S = 3_600.0
 _CHUNK = 500  # SQLite's bound-parameter limit is 999 on old builds
-# A batch is the blobs one review indexed; its postings are one row per name with the blob ids packed, so a
-# first review of a large repository writes tens of thousands of rows, not millions. Eviction is per batch.
+# A batch is the blobs one review indexed; eviction is per batch. The names of a blob are one row of an FTS5
+# table (rowid = the blob's id): SQLite inverts them into postings in C, which a first review of a large repository
+# spent most of its indexing time doing in Python. FTS5 folds case, so each capital letter is written as a
+# punctuation mark the tokenizer keeps inside words (`_CASE`): `Model` and `model` stay two words.
 # Parses are per blob *and* language: the same bytes under `.py` and `.js` parse differently. Row ids are never
-# reused (AUTOINCREMENT), so a posting left by an evicted batch can never name another blob.
+# reused (AUTOINCREMENT), so a row left by an evicted batch can never name another blob.
+_MARKS = "!#$%&()*+,-./:;<=>?@[]^`{|}~"[:26]  # not quotes: they delimit the tokenizer's options and the query
+_CASE = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", _MARKS)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS batches (id INTEGER PRIMARY KEY AUTOINCREMENT, used REAL NOT NULL, size INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS batches_used ON batches (used);
@@ -34,10 +36,14 @@ CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY AUTOINCREMENT, sha TEXT
 CREATE INDEX IF NOT EXISTS blobs_batch ON blobs (batch);
 CREATE TABLE IF NOT EXISTS parses (blob INTEGER NOT NULL, language TEXT NOT NULL, defs TEXT NOT NULL,
                                    PRIMARY KEY (blob, language)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS postings (name TEXT NOT NULL, batch INTEGER NOT NULL, blobs BLOB NOT NULL,
-                                     PRIMARY KEY (name, batch)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS postings_batch ON postings (batch);
-"""
+CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(names, detail=none,
+                                                   tokenize="unicode61 remove_diacritics 0 tokenchars '_MARKS'");
+""".replace("MARKS", _MARKS)
+
+
+def _is_identifier(name: str) -> bool:
+    """What the index stores as a name: ASCII letters, digits and `_`, not starting with a digit."""
+    return bool(name) and name.isascii() and name.replace("_", "a").isalnum() and not name[0].isdigit()
 
 
 def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -136,30 +142,27 @@ class SqliteIndex:
             db.execute("BEGIN IMMEDIATE")
             batch = db.execute("INSERT INTO batches (used, size) VALUES (?, ?)",
                                (self.clock(), len(entries))).lastrowid
-            db.executemany("INSERT OR IGNORE INTO blobs (sha, batch) VALUES (?, ?)",
-                           [(sha, batch) for sha, _ in entries])
-            for chunk in _chunks([sha for sha, _ in entries]):
+            shas = [sha for sha, _ in entries]
+            before: set[str] = set()  # indexed by another worker meanwhile: its words are there already
+            for chunk in _chunks(shas):
+                marks = ",".join("?" * len(chunk))
+                before.update(sha for (sha,) in db.execute(f"SELECT sha FROM blobs WHERE sha IN ({marks})", chunk))  # noqa: S608
+            db.executemany("INSERT OR IGNORE INTO blobs (sha, batch) VALUES (?, ?)", [(sha, batch) for sha in shas])
+            for chunk in _chunks(shas):
                 marks = ",".join("?" * len(chunk))
                 self._remember(db.execute(f"SELECT sha, id FROM blobs WHERE sha IN ({marks})", chunk))  # noqa: S608
-            postings: defaultdict[str, list[int]] = defaultdict(list)
-            for sha, names in entries:
-                rowid = self._ids[sha]
-                for name in names:
-                    postings[name].append(rowid)
-            db.executemany("INSERT INTO postings (name, batch, blobs) VALUES (?, ?, ?)",
-                           ((name, batch, array("q", postings[name]).tobytes()) for name in sorted(postings)))
+            fresh = {sha: names for sha, names in entries if sha not in before}
+            db.executemany("INSERT INTO words (rowid, names) VALUES (?, ?)",
+                           ((self._ids[sha], " ".join(names).translate(_CASE)) for sha, names in fresh.items()))
         return True
 
     def blobs_with(self, name: str) -> list[str]:
         def work(db: sqlite3.Connection) -> set[str]:
-            found: set[str] = set()
-            for (packed,) in db.execute("SELECT blobs FROM postings WHERE name = ?", (name,)):
-                ids = array("q")
-                ids.frombytes(packed)
-                found.update(sha for rowid in ids if (sha := self._shas.get(rowid)) is not None)
-            return found
+            rows = db.execute("SELECT rowid FROM words WHERE words MATCH ?", (f'"{name.translate(_CASE)}"',))
+            return {sha for (rowid,) in rows if (sha := self._shas.get(rowid)) is not None}
 
-        found: set[str] = self._guarded(work, set)
+        # Only identifiers were stored; anything else (a dot, a quote, a non-ASCII letter) is in no blob.
+        found: set[str] = self._guarded(work, set) if _is_identifier(name) else set()
         return sorted(found | self._unstored.get(name, set()))
 
     def definitions(self, blobs: Sequence[str], language: str) -> dict[str, tuple[Definition, ...]]:
@@ -200,7 +203,7 @@ class SqliteIndex:
                                           (recent,)).fetchall():
                 if total <= self.max_blobs * 0.9:
                     break
-                db.execute("DELETE FROM postings WHERE batch = ?", (batch,))
+                db.execute("DELETE FROM words WHERE rowid IN (SELECT id FROM blobs WHERE batch = ?)", (batch,))
                 db.execute("DELETE FROM parses WHERE blob IN (SELECT id FROM blobs WHERE batch = ?)", (batch,))
                 db.execute("DELETE FROM blobs WHERE batch = ?", (batch,))
                 db.execute("DELETE FROM batches WHERE id = ?", (batch,))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import heapq
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable
 from functools import lru_cache
@@ -54,6 +54,7 @@ class RepoIndex:
         self._built = False
         self._texts: dict[str, str | None] = {}
         self._parsed: dict[str, Parsed | None] = {}
+        self._asked: set[str] = set()  # paths whose stored definitions were looked up
         self._postings: dict[str, list[str]] | None = None
         self._tests: defaultdict[str, list[str]] | None = None
         self._definitions: dict[tuple[str, str, int], list[tuple[str, Definition]]] = {}
@@ -106,7 +107,8 @@ class RepoIndex:
             return
         by_language: defaultdict[str | None, list[str]] = defaultdict(list)
         for path in paths:
-            if path not in self._parsed and path in self._blobs:
+            if path not in self._parsed and path in self._blobs and path not in self._asked:
+                self._asked.add(path)  # the store's answer does not change within a review: asked once
                 by_language[language_for(path)].append(path)
         for language, wanted in by_language.items():
             found = self._store.definitions([self._blobs[p] for p in wanted], language or "")
@@ -165,8 +167,26 @@ class RepoIndex:
         return self._postings.get(name, [])
 
     def nearest(self, paths: list[str], near: str, count: int) -> list[str]:
-        """The `count` paths closest to `near` in the tree (ties by path): a top-k, not a sort of them all."""
-        return heapq.nsmallest(count, paths, key=lambda p: (-shared_prefix(p, near), p))
+        """The `count` paths (sorted, as `files_with` gives them) closest to `near` in the tree, ties by path.
+
+        The paths sharing `near`'s first k folders are one contiguous run of a sorted list (those starting with
+        `d1/…/dk/`), so each level is found by bisection, nearest level first: no key per path, and a name in
+        thousands of files costs a few bisections, not a pass over them all."""
+        folders = near.split("/")[:-1]
+        out: list[str] = []
+        inner: tuple[int, int] | None = None  # the run of the nearest level that has any paths
+        for k in range(len(folders), -1, -1):
+            prefix = "".join(f + "/" for f in folders[:k])
+            lo = bisect_left(paths, prefix)
+            hi = bisect_left(paths, prefix[:-1] + "0") if prefix else len(paths)  # "0" sorts right after "/"
+            start, end = inner or (lo, lo)  # this level without the nearer run inside it: two runs, in path order
+            level = paths[lo:start] + paths[end:hi]
+            out += level[:count - len(out)]
+            if len(out) >= count:
+                break
+            if hi > lo:
+                inner = (lo, hi)
+        return out
 
     def definitions_of(self, name: str, near: str, limit: int = 12) -> list[tuple[str, Definition]]:
         """Where `name` is defined, nearest to `near` first; candidates are pre-screened by text before parsing."""

@@ -48,6 +48,7 @@ def test_a_second_review_parses_only_the_contents_it_has_not_seen(tmp_path: Path
     changed = {**files, "app/billing.py": "def bill(orders):\n    return sum(orders)\n"}
     second = RepoIndex(_tree(tmp_path / "two", changed), lambda p: False, store)
     assert second.files_with("total") == ["app/calc.py", "app/report.py"]  # billing no longer calls it
+    assert second.files_with("sum") == ["app/billing.py", "app/calc.py"]  # its new content's names are found
     assert [p for p, _ in second.definitions_of("total", "app/report.py")] == ["app/calc.py"]
     assert second.parses == 0  # calc.py's definitions were kept from the first review
 
@@ -200,3 +201,20 @@ def test_an_unusable_index_folder_does_not_stop_the_review(tmp_path: Path) -> No
     index = RepoIndex(_tree(tmp_path / "one", {"app/calc.py": CALC, "app/report.py": REPORT}), lambda p: False,
                       SqliteIndex(tmp_path / "index"))
     assert _review_files(index) == (["app/calc.py", "app/report.py"], ["app/calc.py"])  # answered from memory
+
+
+def test_names_are_found_exactly_whatever_their_case_or_spelling(tmp_path: Path) -> None:
+    """Names live in an FTS5 table, which folds case and has a query syntax: neither may leak into answers."""
+    store = SqliteIndex(tmp_path / "index")
+    upper, lower, words = "a" * 40, "b" * 40, "c" * 40
+    store.add_names([(upper, {"Model", "QuerySet", "get_User"}), (lower, {"model", "queryset", "_"}),
+                     (words, {"AND", "NOT", "NEAR", "OR", "x9"})])
+    again = SqliteIndex(tmp_path / "index")  # another worker indexed the same content meanwhile
+    again.add_names([(upper, {"Model", "QuerySet", "get_User"})])
+    store.known([upper, lower, words])
+    assert store.blobs_with("Model") == [upper] and store.blobs_with("model") == [lower]
+    assert store.blobs_with("QuerySet") == [upper] and store.blobs_with("QUERYSET") == []
+    assert store.blobs_with("get_User") == [upper] and store.blobs_with("get_user") == []
+    assert store.blobs_with("_") == [lower] and store.blobs_with("AND") == [words] and store.blobs_with("x9") == [words]
+    for odd in ("Mod*", 'Model"', "Model OR model", "get-User", "NEAR(model)", "", "9x", "módel"):
+        assert store.blobs_with(odd) == [], odd
