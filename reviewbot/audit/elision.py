@@ -3,13 +3,13 @@ language's parser (never a guess: a string that is data is code), shown as one m
 
 from __future__ import annotations
 
-import threading
 from functools import cache
 
-from tree_sitter import Node, Parser, Query, QueryCursor, Tree
-from tree_sitter_language_pack import get_language, get_parser
+from tree_sitter import Node, Query, QueryCursor, Tree
+from tree_sitter_language_pack import get_language
 
 from reviewbot.review.context.languages import language_for
+from reviewbot.review.context.symbols import thread_parser
 
 Ranges = tuple[tuple[int, int], ...]  # 1-based, inclusive line ranges
 MIN_ELIDED_LINES = 2  # a one-line docstring or comment costs less than explaining its absence
@@ -18,14 +18,6 @@ MAX_PARSE_CHARS = 1_000_000
 # module, class or function body). Only languages listed here are elided; others are shown whole.
 QUERIES = {"python": "(comment) @comment (module (string) @doc) (block (string) @doc)"}
 DOCSTRING_PARENTS = frozenset({"module", "block"})
-_local = threading.local()  # parsers are not thread-safe; plans are built in worker threads
-
-
-def _parser(language: str) -> Parser:
-    parsers: dict[str, Parser] = _local.__dict__.setdefault("elision_parsers", {})
-    if language not in parsers:
-        parsers[language] = get_parser(language)  # type: ignore[arg-type]
-    return parsers[language]
 
 
 @cache
@@ -41,7 +33,7 @@ def elided_lines(path: str, text: str, tree: Tree | None = None) -> Ranges:
     if language not in QUERIES or len(text) > MAX_PARSE_CHARS:
         return ()
     data = text.encode("utf-8", errors="replace")
-    root = (tree if tree is not None else _parser(language).parse(data)).root_node
+    root = (tree if tree is not None else thread_parser(language).parse(data)).root_node
     captures = QueryCursor(_query(language)).captures(root)
     lines = data.split(b"\n")  # byte lines: the parser's columns count bytes
     spans: list[tuple[int, int]] = []

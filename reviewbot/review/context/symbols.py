@@ -60,7 +60,8 @@ class Parsed:
 _local = threading.local()  # parsers are not thread-safe; plans are built in worker threads
 
 
-def _parser(language: str) -> Parser:
+def thread_parser(language: str) -> Parser:
+    """This thread's parser for `language` (one per thread: parsers are not thread-safe)."""
     parsers: dict[str, Parser] = _local.__dict__.setdefault("parsers", {})
     if language not in parsers:
         parsers[language] = get_parser(language)  # type: ignore[arg-type]
@@ -81,7 +82,7 @@ def parse(path: str, text: str) -> Parsed:
     data = text.encode("utf-8", errors="replace")
     if language is None or len(data) > MAX_PARSE_BYTES:
         return Parsed(None, _fallback_definitions(text), None, data)
-    tree = _parser(language).parse(data)
+    tree = thread_parser(language).parse(data)
     return Parsed(language, _definitions(language, tree, data), tree, data)
 
 
