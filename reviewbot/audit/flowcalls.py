@@ -39,8 +39,9 @@ def innermost(definitions: Sequence[Definition], line: int) -> Definition | None
 
 
 def callees(path: str, text: str, function: Definition, definitions: Defs, read: Callable[[str], str | None],
-            locate: Locate) -> list[Callee]:
-    """The definitions in other files that `function` (of `path`) calls, in the order of its calls."""
+            locate: Locate, *, elsewhere: bool = True) -> list[Callee]:
+    """The definitions in other files (`elsewhere`; else in any file) that `function` (of `path`) calls, in the
+    order of its calls."""
     python = path.endswith(".py")
     tree = parsed_python(text) if python else None
     calls = _python_calls(tree, function) if tree is not None else _named_calls(path, text, function)
@@ -49,7 +50,8 @@ def callees(path: str, text: str, function: Definition, definitions: Defs, read:
     seen: set[tuple[str, int]] = set()
     for call in calls:
         for where, definition in _resolve(path, call, function, imports, definitions, read, locate):
-            if where != path and (where, definition.start) not in seen:
+            if (where != path or (not elsewhere and definition.start != function.start)) \
+                    and (where, definition.start) not in seen:
                 seen.add((where, definition.start))
                 found.append(Callee(call.name, where, definition, call.line))
     return found

@@ -5,7 +5,7 @@ uses a dangerous sink; each as its pieces (path and definition lines), source fi
 from __future__ import annotations
 
 import builtins
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -18,6 +18,8 @@ MAX_BETWEEN = 1  # functions between the source's and the sink's: input read in 
 FUNCTION_KINDS = ("function", "method")
 # Python's own names (`super`, `str.join`, `dict.get`): a call by one of them is not one of the repository's functions.
 BUILTIN_NAMES = frozenset(dir(builtins)).union(*(dir(t) for t in (str, bytes, list, dict, set, tuple, object)))
+# A function taking the request is a view: it and the arguments captured from the URL with it are input.
+REQUEST_PARAMETERS = frozenset({"request", "req"})
 _SEPARATORS = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
 
 
@@ -49,7 +51,7 @@ def holds(lines: Sequence[str], d: Definition, names: frozenset[str]) -> bool:
 def find_flows(texts: Mapping[str, str], definitions: Mapping[str, Sequence[Definition]],
                sources: Collection[str]) -> list[FlowPath]:
     """Every flow that starts in a function of `sources` (files that read input) and reaches a function of another
-    file that uses a sink, within MAX_BETWEEN functions between; sorted, each once."""
+    file that uses a sink, within MAX_BETWEEN functions between; each once, flows to the rarest sinks first."""
     by_name: defaultdict[str, list[tuple[str, Definition]]] = defaultdict(list)
     for path in sorted(definitions):
         for d in definitions[path]:
@@ -70,7 +72,8 @@ def find_flows(texts: Mapping[str, str], definitions: Mapping[str, Sequence[Defi
     found: set[FlowPath] = set()
 
     def walk(chain: tuple[Piece, ...], path: str, d: Definition) -> None:
-        for callee in callees(path, texts[path], d, defs, read, locate):
+        # The first call leaves the source's file; past it, a helper beside the function passed to counts too.
+        for callee in callees(path, texts[path], d, defs, read, locate, elsewhere=len(chain) == 1):
             if callee.definition.kind not in FUNCTION_KINDS or not callee.path.endswith(".py") \
                     or callee.name in BUILTIN_NAMES:
                 continue
@@ -84,7 +87,10 @@ def find_flows(texts: Mapping[str, str], definitions: Mapping[str, Sequence[Defi
 
     for path in sorted(p for p in sources if p.endswith(".py") and p in texts):
         for d in definitions.get(path, ()):
-            if d.kind in FUNCTION_KINDS and has(path, d, SOURCES["python"]):
+            if d.kind in FUNCTION_KINDS and (has(path, d, SOURCES["python"])
+                                             or not identifiers(d.signature).isdisjoint(REQUEST_PARAMETERS)):
                 walk((Piece(path, d.start, d.end, d.name),), path, d)
     forget_trees()  # the walk's parses, kept across its files, are not kept after it
-    return sorted(found)
+    # A sink function many flows reach is a shared utility (translation, logging): rarest sinks first.
+    reached = Counter((f.pieces[-1].path, f.pieces[-1].start) for f in found)
+    return sorted(found, key=lambda f: (reached[(f.pieces[-1].path, f.pieces[-1].start)], len(f.pieces), f))

@@ -125,7 +125,7 @@ def with_flow_requests(plan: AuditPlan, texts: Mapping[str, str], read: Callable
                        most: int = MAX_FLOW_REQUESTS) -> AuditPlan:
     """The plan with one more part per known flow (input read → functions between → sink) that starts in an
     audited file and that no chunk's request (its files and planned context) holds whole."""
-    flows = find_flows(texts, plan.definitions, plan.roles.sources & set(plan.files))
+    flows = find_flows(texts, plan.definitions, plan.files)
     if not flows or most <= 0:
         return plan
     contexts = [plan.context(c, read) for c in plan.chunks]
