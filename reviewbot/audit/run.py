@@ -154,7 +154,7 @@ async def _run(settings: Settings, root: Path, snapshot: Snapshot, plan: AuditPl
                     state["failed"][str(chunk.index)] = str(exc)
                     print(f"reviewbot: part {chunk.index + 1} failed: {exc}", file=sys.stderr)
                     return
-                audited = set(chunk.paths)
+                audited = set(chunk.paths or plan.files)  # a flow's request reports on the audit's files
                 check = EvidenceCheck(snapshot.read, files)
                 state["done"][str(chunk.index)] = {
                     "candidates": [with_callers(check(f), plan.graph, plan.definitions, snapshot.read).model_dump()
