@@ -1,8 +1,9 @@
 """Planted cross-file flaws an audit's plan makes findable: the corpus of bench/planted/ (written independently of
 the planner) applied to Django 5.2.2, planned by this planner and by the previous one (the planner at
 PREVIOUS_PLANNER, run from a `git archive` of that commit), and judged by bench/planted/ideal.py: a flaw is findable
-when one chunk's request holds its source line, its sink line and the definition of every function between.
-None when the corpus is not on this branch (it is merged separately)."""
+when one request (a chunk's, or a flow request's) holds its source line, its sink line and the definition of every
+function between. Every release of the corpus (Django, and the cases planted in other packages) in its own
+tree. None when the corpus is not on this branch (it is merged separately)."""
 
 from __future__ import annotations
 
@@ -32,20 +33,22 @@ print(json.dumps(["\\n\\n".join(m["content"] for m in plan.messages(c, snapshot.
 """
 
 
-def requests(tree: Path) -> list[str]:
+def requests(tree: Path, directory: str = DIRECTORY) -> list[str]:
+    """Every request's text: the chunks' and the flow requests' (a flow no chunk holds whole has its own)."""
     snapshot = DirSnapshot(tree)
-    plan = plan_audit(snapshot, DIRECTORY)
+    plan = plan_audit(snapshot, directory)
     return ["\n\n".join(m["content"] for m in plan.messages(c, snapshot.read)) for c in plan.chunks]
 
 
-def previous_requests(tree: Path, scratch: Path) -> list[str]:
+def previous_requests(tree: Path, scratch: Path, directory: str = DIRECTORY) -> list[str]:
     """The same tree planned by the planner of PREVIOUS_PLANNER, in a subprocess on that commit's code."""
     code = scratch / "previous-planner"
-    data = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", PREVIOUS_PLANNER, "reviewbot"],
-                          check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(code, filter="data")
-    out = subprocess.run([sys.executable, "-c", REQUESTS_SCRIPT, str(tree), DIRECTORY], capture_output=True,
+    if not code.is_dir():
+        data = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", PREVIOUS_PLANNER, "reviewbot"],
+                              check=True, capture_output=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            tar.extractall(code, filter="data")
+    out = subprocess.run([sys.executable, "-c", REQUESTS_SCRIPT, str(tree), directory], capture_output=True,
                          text=True, cwd=code,  # `-c` puts the working directory first on the import path
                          env={"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin", "HOME": str(scratch)})
     if out.returncode != 0:
@@ -55,20 +58,28 @@ def previous_requests(tree: Path, scratch: Path) -> list[str]:
     return [str(t) for t in texts]
 
 
-def findable(scratch: Path) -> dict[str, tuple[int, int]] | None:
-    """plan name -> (planted flows findable, planted flows) on Django 5.2.2's `django/`; None without the corpus."""
+def findable(scratch: Path) -> dict[str, tuple[int, int, int]] | None:
+    """plan name -> (planted flows findable, planted flows, extra requests showing one whole: what deduplication
+    folds), over every release of the corpus, each planted in its own tree; None without the corpus."""
     if importlib.util.find_spec("bench.planted") is None:
         return None
     from bench.planted.apply import default_cache, materialise  # the corpus is merged from another branch
-    from bench.planted.cases import load_corpus
+    from bench.planted.cases import Case, load_corpus
     from bench.planted.ideal import judge, summarise
 
-    cases = [c for c in load_corpus() if c.package == "django" and c.version == "5.2.2" and c.audited == DIRECTORY]
-    tree = scratch / "planted"
-    materialise(cases, tree, default_cache())
-    out = {}
-    for name, texts in (("after", requests(tree)), (f"previous planner ({PREVIOUS_PLANNER})",
-                                                     previous_requests(tree, scratch))):
-        total = summarise(judge(texts, cases))
-        out[name] = (total.found, total.cases)
-    return out
+    releases: dict[tuple[str, str, str], list[Case]] = {}
+    for case in load_corpus():
+        releases.setdefault((case.package, case.version, case.audited), []).append(case)
+    out: dict[str, list[int]] = {}
+    for (package, version, audited), cases in sorted(releases.items()):
+        tree = scratch / f"planted-{package}-{version}"
+        materialise(cases, tree, default_cache())
+        directory = "" if audited == "." else audited
+        for name, texts in (("after", requests(tree, directory)), (f"previous planner ({PREVIOUS_PLANNER})",
+                                                                    previous_requests(tree, scratch, directory))):
+            total = summarise(judge(texts, cases))
+            for label in (name, f"{name}, {package} {version}"):
+                counts = out.setdefault(label, [0, 0, 0])
+                counts[0], counts[1], counts[2] = counts[0] + total.found, counts[1] + total.cases, \
+                    counts[2] + total.duplicates
+    return {name: (found, cases, twice) for name, (found, cases, twice) in out.items()}

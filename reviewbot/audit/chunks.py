@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from reviewbot.audit.contextblock import Block
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.diff.filters import Attributes, path_reason
@@ -24,9 +25,12 @@ NO_NEWLINE = "\\ No newline at end of file"
 
 @dataclass(frozen=True)
 class Chunk:
+    """A part of the audit: its own files; or none, and one cross-file flow's pieces (a follow-up request)."""
+
     index: int
     paths: tuple[str, ...]
     tokens: int
+    flow: tuple[Block, ...] = ()
 
 
 def auditable(paths: Sequence[str], read: Callable[[str], str | None], directory: str = "") -> list[str]:

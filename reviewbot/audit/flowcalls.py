@@ -4,6 +4,7 @@ level and inside the function, re-exports followed), methods of its own class, t
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -38,33 +39,52 @@ def innermost(definitions: Sequence[Definition], line: int) -> Definition | None
 
 
 def callees(path: str, text: str, function: Definition, definitions: Defs, read: Callable[[str], str | None],
-            locate: Locate) -> list[Callee]:
-    """The definitions in other files that `function` (of `path`) calls, in the order of its calls."""
+            locate: Locate, *, elsewhere: bool = True) -> list[Callee]:
+    """The definitions in other files (`elsewhere`; else in any file) that `function` (of `path`) calls, in the
+    order of its calls."""
     python = path.endswith(".py")
-    tree = _python(text) if python else None
+    tree = parsed_python(text) if python else None
     calls = _python_calls(tree, function) if tree is not None else _named_calls(path, text, function)
     imports = _imports(tree, function) if tree is not None else {}
     found: list[Callee] = []
     seen: set[tuple[str, int]] = set()
     for call in calls:
         for where, definition in _resolve(path, call, function, imports, definitions, read, locate):
-            if where != path and (where, definition.start) not in seen:
+            if (where != path or (not elsewhere and definition.start != function.start)) \
+                    and (where, definition.start) not in seen:
                 seen.add((where, definition.start))
                 found.append(Callee(call.name, where, definition, call.line))
     return found
 
 
-def _python(text: str) -> ast.Module | None:
+@functools.lru_cache(maxsize=128)  # a flow's functions are walked one after another in the same files
+def parsed_python(text: str) -> ast.Module | None:
+    """The module's tree, read only (shared by the callers of the cache), or None when the text is not Python."""
     try:
         return ast.parse(text)
     except (SyntaxError, ValueError):  # not valid Python (a template, another version): names instead
         return None
 
 
+def forget_trees() -> None:
+    """Drop the parsed trees kept for a walk over many files (memory, between audits)."""
+    parsed_python.cache_clear()
+    _functions.cache_clear()
+
+
+@functools.lru_cache(maxsize=128)
+def _functions(tree: ast.Module) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The module's functions and methods by name, walked once per tree."""
+    out: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
+            out.setdefault(n.name, []).append(n)
+    return out
+
+
 def _node(tree: ast.Module, function: Definition) -> ast.AST | None:
-    return next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                 and n.name == function.name and n.lineno <= function.end and (n.end_lineno or 0) >= function.start),
-                None)
+    return next((n for n in _functions(tree).get(function.name, ())
+                 if n.lineno <= function.end and (n.end_lineno or 0) >= function.start), None)
 
 
 def _python_calls(tree: ast.Module, function: Definition) -> list[Call]:
@@ -124,7 +144,7 @@ def _named_in(file: str, name: str, definitions: Defs, read: Callable[[str], str
     own = [d for d in definitions(file) if d.name == name]
     if own or hops == 0 or not file.endswith(".py"):
         return [(file, d) for d in own[:1]]
-    tree = _python(read(file) or "")
+    tree = parsed_python(read(file) or "")
     imported = _imports(tree, None).get(name) if tree is not None else None
     if imported is None:
         return []

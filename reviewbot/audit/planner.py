@@ -3,6 +3,7 @@ shared by every chunk, and the estimated cost. Both `reviewbot audit` and the se
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
@@ -14,6 +15,8 @@ from reviewbot.audit.clusters import graph_chunks
 from reviewbot.audit.contextblock import Block
 from reviewbot.audit.elision import Ranges
 from reviewbot.audit.factcache import FactCache, Parse, file_facts
+from reviewbot.audit.flowpaths import find_flows
+from reviewbot.audit.flowrequests import MAX_FLOW_REQUESTS, flow_chunks
 from reviewbot.audit.flows import Roles, flow_graph, flow_roles
 from reviewbot.audit.overview import build_overview
 from reviewbot.inference.pricing import cost
@@ -58,6 +61,8 @@ class AuditPlan:
     def context(self, chunk: Chunk, read: Callable[[str], str | None]) -> list[Block]:
         """What links the chunk to the rest of the repository, planned once per chunk (a verification request
         renders its chunk's request again, as the service renders it from the plan it stored)."""
+        if not chunk.paths:  # a flow's request: its pieces are all it shows
+            return list(chunk.flow)
         if chunk.paths not in self.planned:
             self.planned[chunk.paths] = plan_context(chunk, read, self.graph, self.definitions, roles=self.roles)
         return self.planned[chunk.paths]
@@ -74,7 +79,8 @@ class AuditPlan:
     def estimate(self, price: Price, context_tokens: int = CONTEXT_TOKENS) -> Estimate:
         """Before any request: each chunk sends the prefix (cached after the first) and its code with line
         numbers (about a tenth more) and context; verification is not included (it depends on the findings)."""
-        prompt = sum(self.prefix_tokens + int(c.tokens * 1.1) + context_tokens for c in self.chunks)
+        prompt = sum(self.prefix_tokens + int(c.tokens * 1.1) + (context_tokens if c.paths else 0)
+                     for c in self.chunks)
         cached = self.prefix_tokens * max(0, len(self.chunks) - 1)
         completion = ANSWER_TOKENS * len(self.chunks)
         return Estimate(prompt, cached, completion, round(cost(price, prompt, cached, completion), 4))
@@ -83,7 +89,7 @@ class AuditPlan:
                        context_tokens: int = CONTEXT_TOKENS) -> Estimate:
         """`estimate` for one chunk (the first pays for the prefix, the others read it from the cache), for a cap
         that leaves whole chunks out; no price (a model the catalogue does not know) costs nothing."""
-        prompt = self.prefix_tokens + int(chunk.tokens * 1.1) + context_tokens
+        prompt = self.prefix_tokens + int(chunk.tokens * 1.1) + (context_tokens if chunk.paths else 0)
         cached = 0 if first else self.prefix_tokens
         usd = cost(price, prompt, cached, ANSWER_TOKENS) if price is not None else 0.0
         return Estimate(prompt, cached, ANSWER_TOKENS, usd)
@@ -109,9 +115,22 @@ def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = A
     chosen = {p: s for p, s in sizes.items() if only is None or p in only}
     chunks = tuple(graph_chunks(chosen, flow_graph(graph, roles), chunk_tokens))
     overview = build_overview(sorted(texts), sizes, defined, graph)
-    return AuditPlan(files=tuple(sorted(chosen)), sizes=sizes, chunks=chunks, graph=graph, definitions=defined,
+    plan = AuditPlan(files=tuple(sorted(chosen)), sizes=sizes, chunks=chunks, graph=graph, definitions=defined,
                      overview=overview, prefix=audit_prefix(overview, tools), tools=tools, elided=elided,
                      roles=roles)
+    return with_flow_requests(plan, texts, snapshot.read)
+
+
+def with_flow_requests(plan: AuditPlan, texts: Mapping[str, str], read: Callable[[str], str | None],
+                       most: int = MAX_FLOW_REQUESTS) -> AuditPlan:
+    """The plan with one more part per known flow (input read → functions between → sink) that starts in an
+    audited file and that no chunk's request (its files and planned context) holds whole."""
+    flows = find_flows(texts, plan.definitions, plan.files)
+    if not flows or most <= 0:
+        return plan
+    contexts = [plan.context(c, read) for c in plan.chunks]
+    extra = flow_chunks(flows, plan.chunks, contexts, texts, most=most)
+    return dataclasses.replace(plan, chunks=(*plan.chunks, *extra), planned=plan.planned)
 
 
 def facts(texts: Mapping[str, str], definitions: Definitions, *, cache: FactCache | None = None,

@@ -20,6 +20,7 @@ from reviewbot.audit.answer_schema import AUDIT_FORMATS
 from reviewbot.audit.batches import Batch, verification_batches
 from reviewbot.audit.chunkprompt import MAX_FILE_CHARS
 from reviewbot.audit.chunks import AUDIT_CHUNK_TOKENS, Chunk, Listed
+from reviewbot.audit.contextblock import Block
 from reviewbot.audit.dedup import dedupe
 from reviewbot.audit.evidence import EvidenceCheck, callers_of, with_callers
 from reviewbot.audit.factstore import FOLDER, SqliteFacts
@@ -48,7 +49,7 @@ from reviewbot.review.findings.verification import Checks, VerifyAnswer
 from reviewbot.settings import Settings
 from reviewbot.state.private_files import write_private
 
-STATE_VERSION = 2  # chunks cut by the call graph, candidates merged across chunks before verification
+STATE_VERSION = 3  # chunks cut by the call graph, merged candidates, flow requests as parts
 T = TypeVar("T")
 
 
@@ -63,8 +64,8 @@ def audit_command(settings: Settings, repo: Path, directory: str, report: Path |
     plan = plan_audit(snapshot, directory, chunk_tokens=chunk_tokens,
                       facts_cache=SqliteFacts(settings.data_dir / FOLDER))  # parses only unseen content
     state = _state(work / "state.json", root, directory, plan, restart, settings.model)
-    plan = dataclasses.replace(plan, chunks=tuple(Chunk(c["index"], tuple(c["paths"]), c["tokens"])
-                                                  for c in state["chunks"]))  # as planned when it started
+    plan = dataclasses.replace(plan, chunks=tuple(Chunk(c["index"], tuple(c["paths"]), c["tokens"], tuple(
+        Block.from_json(b) for b in c.get("flow", []))) for c in state["chunks"]))  # as planned when it started
     todo = [c for c in plan.chunks if str(c.index) not in state["done"]]
     if not todo and state.get("merged"):
         print(f"reviewbot: this audit is already complete; --restart audits again ({work})", file=sys.stderr)
@@ -114,7 +115,8 @@ def _state(path: Path, root: Path, directory: str, plan: AuditPlan, restart: boo
             return state
     if not plan.chunks:
         raise ConfigError(f"no source files to audit under {root / directory}")
-    chunks = [{"index": c.index, "paths": list(c.paths), "tokens": c.tokens} for c in plan.chunks]
+    chunks = [{"index": c.index, "paths": list(c.paths), "tokens": c.tokens, "flow": [b.as_json() for b in c.flow]}
+              for c in plan.chunks]
     state = {"version": STATE_VERSION, "root": str(root), "directory": directory, "model": model, "chunks": chunks,
              "created": datetime.now(UTC).isoformat(timespec="seconds"), "done": {}, "failed": {}, "verified": {},
              "partial": [[p, f"only the first {MAX_FILE_CHARS:,} characters were audited"] for p in plan.files
@@ -152,7 +154,7 @@ async def _run(settings: Settings, root: Path, snapshot: Snapshot, plan: AuditPl
                     state["failed"][str(chunk.index)] = str(exc)
                     print(f"reviewbot: part {chunk.index + 1} failed: {exc}", file=sys.stderr)
                     return
-                audited = set(chunk.paths)
+                audited = set(chunk.paths or plan.files)  # a flow's request reports on the audit's files
                 check = EvidenceCheck(snapshot.read, files)
                 state["done"][str(chunk.index)] = {
                     "candidates": [with_callers(check(f), plan.graph, plan.definitions, snapshot.read).model_dump()

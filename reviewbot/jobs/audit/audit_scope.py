@@ -88,7 +88,7 @@ def plan_scope(snapshot: Snapshot, scoped: Sequence[str], blobs: Mapping[str, st
         if max_usd is not None and sum(e for e, _ in estimates) + estimate.cost_usd > max_usd:
             left_out += chunk.paths
             continue
-        kept.append(Chunk(len(kept), chunk.paths, chunk.tokens))
+        kept.append(dataclasses.replace(chunk, index=len(kept)))
         estimates.append((estimate.cost_usd, estimate.prompt_tokens + estimate.completion_tokens))
     plan = dataclasses.replace(plan, chunks=tuple(kept))
     chunks = [PlannedChunk(c.index, list(c.paths), c.tokens, round(usd, 4), tokens)
