@@ -104,8 +104,8 @@ def _block(path: str, text: tuple[str, list[int], list[str]], link: Link, define
     calls_at = [(max(1, n - USE_PAD), n + USE_PAD) if wide else (n, n) for n in uses]
     if wide:  # the flow's far end: sinks in the bodies this part calls, input read where this part is called
         language = language_for(path) or ""
-        heads += _holding(lines, [d for d in defined if d.name in link.defines], SINKS.get(language, frozenset()))
-        calls_at += _holding(lines, [d for d in defined if any(d.start <= n <= d.end for n in uses)],
+        heads += _holding(text, [d for d in defined if d.name in link.defines], SINKS.get(language, frozenset()))
+        calls_at += _holding(text, [d for d in defined if any(d.start <= n <= d.end for n in uses)],
                              SOURCES.get(language, frozenset()))
     ranges = _merged([(a, min(b, len(lines))) for a, b in heads + calls_at if a <= len(lines)])
     reason = "; ".join(part for part in (
@@ -134,11 +134,21 @@ def _uses(text: tuple[str, list[int], list[str]], names: list[str], start: int, 
     return out
 
 
-def _holding(lines: list[str], within: Sequence[Definition], names: frozenset[str]) -> list[tuple[int, int]]:
+def _holding(text: tuple[str, list[int], list[str]], within: Sequence[Definition],
+             names: frozenset[str]) -> list[tuple[int, int]]:
     """The first lines of each definition that name one of `names` (a sink, a source), as one-line ranges."""
+    if not within:
+        return []
+    whole, offsets, lines = text
+    naming: set[int] = set()  # str.find over the text once per name, not every name on every line of each body
+    for name in names:
+        at = whole.find(name)
+        while at >= 0:
+            naming.add(bisect_right(offsets, at))
+            at = whole.find(name, at + 1)
     out: list[tuple[int, int]] = []
     for d in within:
-        found = [n for n in range(d.start, min(d.end, len(lines)) + 1) if any(x in lines[n - 1] for x in names)]
+        found = sorted(n for n in naming if d.start <= n <= min(d.end, len(lines)))
         out += [(n, n) for n in found[:MAX_FLOW_LINES]]
     return out
 

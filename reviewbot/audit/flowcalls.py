@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.callgraph import MAX_DEFINERS, MIN_NAME
+from reviewbot.audit.pyfunctions import Function, functions
 from reviewbot.review.context.symbols import Definition, names_on_lines, parse
 
 Locate = Callable[[str, str], Sequence[tuple[str, Definition]]]  # (name, near path) -> where it is defined
@@ -70,26 +71,28 @@ def forget_trees() -> None:
     """Drop the parsed trees kept for a walk over many files (memory, between audits)."""
     parsed_python.cache_clear()
     _functions.cache_clear()
+    _calls_of.cache_clear()
 
 
 @functools.lru_cache(maxsize=128)
-def _functions(tree: ast.Module) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
-    """The module's functions and methods by name, walked once per tree."""
-    out: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
-            out.setdefault(n.name, []).append(n)
-    return out
+def _functions(tree: ast.Module) -> dict[str, list[Function]]:
+    """The module's functions and methods by name, with their calls and imports, walked once per tree."""
+    return functions(tree)
 
 
-def _node(tree: ast.Module, function: Definition) -> ast.AST | None:
-    return next((n for n in _functions(tree).get(function.name, ())
-                 if n.lineno <= function.end and (n.end_lineno or 0) >= function.start), None)
+def _node(tree: ast.Module, function: Definition) -> Function | None:
+    return next((f for f in _functions(tree).get(function.name, ())
+                 if f.node.lineno <= function.end and (f.node.end_lineno or 0) >= function.start), None)
 
 
 def _python_calls(tree: ast.Module, function: Definition) -> list[Call]:
     node = _node(tree, function)
-    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)] if node is not None else []
+    return list(_calls_of(node)) if node is not None else []
+
+
+@functools.lru_cache(maxsize=1024)  # a function reached by several flows is read once
+def _calls_of(node: Function) -> tuple[Call, ...]:
+    calls = node.calls
     out = []
     for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
         if isinstance(call.func, ast.Name):
@@ -97,7 +100,7 @@ def _python_calls(tree: ast.Module, function: Definition) -> list[Call]:
         elif isinstance(call.func, ast.Attribute):
             receiver = ast.unparse(call.func.value) if isinstance(call.func.value, ast.Name | ast.Attribute) else ""
             out.append(Call(receiver, call.func.attr, call.lineno))
-    return out
+    return tuple(out)
 
 
 def _named_calls(path: str, text: str, function: Definition) -> list[Call]:
@@ -110,7 +113,7 @@ def _imports(tree: ast.Module, function: Definition | None) -> dict[str, Importe
     """Local name -> what it imports: the module's top-level imports, then the function's own (which win)."""
     nodes: list[ast.stmt] = list(tree.body)
     if function is not None and (node := _node(tree, function)) is not None:
-        nodes += [n for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom)]
+        nodes += node.walk_imports()
     out: dict[str, Imported] = {}
     for n in nodes:
         if isinstance(n, ast.Import):

@@ -22,7 +22,7 @@ from reviewbot.audit.overview import build_overview
 from reviewbot.inference.pricing import cost
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES, Snapshot
 from reviewbot.review.context.symbols import Definition, Parsed, parse
-from reviewbot.review.prompt.sections import estimate_tokens
+from reviewbot.review.prompt.sections import CHARS_PER_TOKEN, estimate_tokens
 from reviewbot.review.prompt.tooldefs import TOOL_DEFINITIONS_JSON
 from reviewbot.settings.catalogue import Price
 
@@ -79,17 +79,26 @@ class AuditPlan:
     def estimate(self, price: Price, context_tokens: int = CONTEXT_TOKENS) -> Estimate:
         """Before any request: each chunk sends the prefix (cached after the first) and its code with line
         numbers (about a tenth more) and context; verification is not included (it depends on the findings)."""
-        prompt = sum(self.prefix_tokens + int(c.tokens * 1.1) + (context_tokens if c.paths else 0)
+        prompt = sum(self.prefix_tokens + int(c.tokens * 1.1) + self.context_allowance(c, context_tokens)
                      for c in self.chunks)
         cached = self.prefix_tokens * max(0, len(self.chunks) - 1)
         completion = ANSWER_TOKENS * len(self.chunks)
         return Estimate(prompt, cached, completion, round(cost(price, prompt, cached, completion), 4))
 
+    def context_allowance(self, chunk: Chunk, context_tokens: int = CONTEXT_TOKENS) -> int:
+        """The context a chunk's request may add: at most the code outside the chunk (a tiny repository has little
+        to show), none for a flow's request (its pieces are counted in its own tokens)."""
+        if not chunk.paths:
+            return 0
+        own = frozenset(chunk.paths)
+        outside = sum(size for path, size in self.sizes.items() if path not in own)
+        return min(context_tokens, int(outside / CHARS_PER_TOKEN))
+
     def chunk_estimate(self, chunk: Chunk, price: Price | None, *, first: bool,
                        context_tokens: int = CONTEXT_TOKENS) -> Estimate:
         """`estimate` for one chunk (the first pays for the prefix, the others read it from the cache), for a cap
         that leaves whole chunks out; no price (a model the catalogue does not know) costs nothing."""
-        prompt = self.prefix_tokens + int(chunk.tokens * 1.1) + (context_tokens if chunk.paths else 0)
+        prompt = self.prefix_tokens + int(chunk.tokens * 1.1) + self.context_allowance(chunk, context_tokens)
         cached = 0 if first else self.prefix_tokens
         usd = cost(price, prompt, cached, ANSWER_TOKENS) if price is not None else 0.0
         return Estimate(prompt, cached, ANSWER_TOKENS, usd)

@@ -209,7 +209,7 @@ async def test_a_chunk_that_keeps_failing_is_reported_as_not_audited_and_the_res
 
 async def test_the_schedule_starts_one_audit_per_period_however_many_workers_scan(
         env: dict[str, str], redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel) -> None:
-    config = "audit:\n  schedule: daily\n  paths: [app]\n  max_usd: 0.02\n"
+    config = "audit:\n  schedule: daily\n  paths: [app]\n  max_usd: 0.012\n"
     fake_github.set_branch(REPO, "main", TREE | {".github/reviewbot.yml": config})
     fake_model.default = answering(every_chunk_reports_the_injection)
     settings = audit_settings(env)
@@ -230,7 +230,7 @@ async def test_the_schedule_starts_one_audit_per_period_however_many_workers_sca
     assert record.trigger == "schedule" and record.status == "done" and record.paths == ["app"]
     # `max_usd` caps the estimate: what did not fit is left out and said so.
     assert record.left_out and sum(len(c.paths) for c in record.chunks) + len(record.left_out) == 2
-    assert record.estimate_usd <= 0.02
+    assert record.estimate_usd <= 0.012
     # It ends in code scanning like a requested audit: one accepted upload in the category of `app` on main.
     [upload] = fake_github.sarif_uploads.values()
     assert not upload["errors"] and upload["ref"] == "refs/heads/main" and upload["commit_sha"] == record.sha

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from reviewbot.audit.callgraph import CallGraph, build_graph
+from reviewbot.audit.chunkcontext import CONTEXT_TOKENS
 from reviewbot.audit.chunkprompt import render_chunk
 from reviewbot.audit.chunks import Chunk, plan_chunks
 from reviewbot.audit.clusters import graph_chunks
@@ -135,3 +136,18 @@ def test_definitions_come_from_the_context_index_once_a_review_or_audit_parsed_t
     again = plan_audit(renamed, definitions=stored_definitions(store, snapshot.blob_ids()))
     assert again.definitions == first.definitions
     assert again.definitions["shop/store/queries.py"][0].name == "find_orders"
+
+
+def test_a_one_file_repository_is_not_estimated_a_full_context_allowance() -> None:
+    plan = plan_audit(MemorySnapshot({"app.py": "def main():\n    return 1\n"}))
+    estimate = plan.estimate(Price(input=0.95, cached_input=0.16, output=4.0))
+    # Nothing outside the chunk to show as context: the prompt is the prefix and the code, not 28k tokens more.
+    assert estimate.prompt_tokens < plan.prefix_tokens + 100
+    (chunk,) = plan.chunks
+    assert plan.chunk_estimate(chunk, None, first=True).prompt_tokens == estimate.prompt_tokens
+
+
+def test_the_context_allowance_is_bounded_by_the_code_outside_the_chunk() -> None:
+    plan = plan_audit(MemorySnapshot(repo()), chunk_tokens=120)
+    outside = {c.index: sum(s for p, s in plan.sizes.items() if p not in c.paths) // 4 for c in plan.chunks}
+    assert all(plan.context_allowance(c) == min(CONTEXT_TOKENS, outside[c.index]) for c in plan.chunks if c.paths)
