@@ -10,7 +10,7 @@ from itertools import accumulate
 
 from reviewbot.audit.callgraph import CallGraph
 from reviewbot.audit.chunks import Chunk
-from reviewbot.audit.contextblock import Block, render_block
+from reviewbot.audit.contextblock import Block, merged_ranges, render_block
 from reviewbot.audit.flows import SINKS, SOURCES, Roles
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.symbols import Definition
@@ -107,7 +107,7 @@ def _block(path: str, text: tuple[str, list[int], list[str]], link: Link, define
         heads += _holding(text, [d for d in defined if d.name in link.defines], SINKS.get(language, frozenset()))
         calls_at += _holding(text, [d for d in defined if any(d.start <= n <= d.end for n in uses)],
                              SOURCES.get(language, frozenset()))
-    ranges = _merged([(a, min(b, len(lines))) for a, b in heads + calls_at if a <= len(lines)])
+    ranges = merged_ranges([(a, min(b, len(lines))) for a, b in heads + calls_at if a <= len(lines)])
     reason = "; ".join(part for part in (
         f"calls {', '.join(f'`{n}`' for n in calls[:3])} of this part" if calls else "",
         f"defines {', '.join(f'`{n}`' for n in defines[:3])}" if defines else "") if part)
@@ -161,13 +161,3 @@ def _definition(d: Definition, lines: list[str], wide: bool) -> tuple[int, int]:
         start += 1
     header = start + d.signature.count("\n")
     return d.start, d.end if wide and d.end - header <= MAX_DEFINITION_LINES else header
-
-
-def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    out: list[tuple[int, int]] = []
-    for start, end in sorted(ranges):
-        if out and start <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
-        else:
-            out.append((start, end))
-    return tuple(out)

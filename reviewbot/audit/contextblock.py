@@ -3,7 +3,7 @@ and the bytes it renders to (the file's own line numbers), the same wherever the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,17 @@ class Block:
     def from_json(cls, data: Sequence[Any]) -> Block:
         path, ranges, reason = data
         return cls(str(path), None if ranges is None else tuple((int(a), int(b)) for a, b in ranges), str(reason))
+
+
+def merged_ranges(ranges: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """1-based inclusive line ranges, sorted, with overlapping and adjacent ones joined."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if out and start <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return tuple(out)
 
 
 def render_block(block: Block, lines: list[str]) -> str:

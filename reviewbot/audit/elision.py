@@ -8,6 +8,7 @@ from functools import cache
 from tree_sitter import Node, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language
 
+from reviewbot.audit.contextblock import merged_ranges
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.symbols import thread_parser
 
@@ -53,7 +54,7 @@ def elided_lines(path: str, text: str, tree: Tree | None = None) -> Ranges:
         if len(run) >= MIN_ELIDED_LINES:
             spans.append((run[0], run[-1]))
         run = [row]
-    return _merged(spans)
+    return merged_ranges(spans)
 
 
 def _is_docstring(node: Node) -> bool:
@@ -63,16 +64,6 @@ def _is_docstring(node: Node) -> bool:
         return False
     first = next((c for c in parent.named_children if c.type != "comment"), None)
     return first is not None and first.id == node.id
-
-
-def _merged(spans: list[tuple[int, int]]) -> Ranges:
-    out: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if out and start <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
-        else:
-            out.append((start, end))
-    return tuple(out)
 
 
 def marker(start: int, end: int) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from reviewbot.audit.chunks import Chunk
-from reviewbot.audit.contextblock import Block, render_block
+from reviewbot.audit.contextblock import Block, merged_ranges, render_block
 from reviewbot.audit.flowpaths import FlowPath, Piece
 from reviewbot.audit.flows import SINKS, SOURCES
 
@@ -48,8 +48,8 @@ def flow_blocks(flow: FlowPath, keyed: list[tuple[Piece, tuple[int, ...]]], line
         for (piece, keys), role in zip(keyed, roles, strict=True):
             spans = [(n - KEY_PAD, n + KEY_PAD) for n in keys[1:]]
             head = piece.end if whole and piece.end - piece.start <= MAX_PIECE_LINES else piece.start + 1
-            blocks.append(Block(piece.path, _merged([(piece.start, head), *spans], piece.end),
-                                f"`{piece.name}`: {role}"))
+            shown = merged_ranges((max(1, a), min(b, piece.end)) for a, b in [(piece.start, head), *spans])
+            blocks.append(Block(piece.path, shown, f"`{piece.name}`: {role}"))
         if sum(len(render_block(b, lines[b.path])) for b in blocks) <= budget_chars:
             return tuple(blocks)
     return None
@@ -76,13 +76,3 @@ def flow_chunks(flows: Sequence[FlowPath], chunks: Sequence[Chunk], contexts: Se
         size = sum(len(render_block(b, lines[b.path])) for b in blocks) // 4
         out.append(Chunk(len(chunks) + len(out), (), size, blocks))
     return out
-
-
-def _merged(ranges: list[tuple[int, int]], last: int) -> tuple[tuple[int, int], ...]:
-    out: list[tuple[int, int]] = []
-    for start, end in sorted((max(1, a), min(b, last)) for a, b in ranges):
-        if out and start <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
-        else:
-            out.append((start, end))
-    return tuple(out)
