@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.fixes.checks import Bounds, check_change, parse_errors
+from reviewbot.fixes.fix_checks import Bounds, check_change, parse_errors
 from reviewbot.fixes.declined import Declined
 from reviewbot.fixes.edits import Change, apply_edits
 from reviewbot.fixes.patch import hunks, unified_diff
