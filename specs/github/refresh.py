@@ -66,6 +66,13 @@ OPERATIONS += [
     ("get", f"{_R}/security-advisories"), ("post", f"{_R}/security-advisories"),
     ("get", f"{_R}/security-advisories/{{ghsa_id}}"), ("patch", f"{_R}/security-advisories/{{ghsa_id}}"),
 ]
+# Fixes (issue 34): one commit on a pull request's branch through the Git Data API (blobs, a tree on the head's,
+# the commit, then a non-forced ref update), and the ref read back.
+OPERATIONS += [
+    ("post", f"{_R}/git/blobs"), ("post", f"{_R}/git/trees"), ("post", f"{_R}/git/commits"),
+    ("get", f"{_R}/git/commits/{{commit_sha}}"), ("get", f"{_R}/git/ref/{{ref}}"),
+    ("patch", f"{_R}/git/refs/{{ref}}"), ("post", f"{_R}/git/refs"),
+]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
           "installation", "installation_repositories", "ping", "push"]
