@@ -30,6 +30,12 @@ def suite_job_id(repo: str, suite_id: int) -> str:
     return f"{PREFIX}:suite:{repo}:{suite_id}"
 
 
+def fix_job_id(repo: str, number: int, head_sha: str, target: str) -> str:
+    """One fix per (repository, PR, head SHA, finding fingerprint or "all"): a second command or click while it is
+    queued or running stores nothing."""
+    return f"{PREFIX}:fix:{repo}#{number}@{head_sha}:{target}"
+
+
 def push_audit_job_id(repo: str, branch: str) -> str:
     """One job per repository and branch: pushes while it waits (the debounce window) store nothing more."""
     return f"{PREFIX}:push-audit:{repo.lower()}@{branch}"
@@ -133,3 +139,16 @@ def tries_key(job_id: str) -> str:
 def memo_prefix(scope: str) -> str:
     """A job's model answers and queued requests (MEMO_TTL): `:done:<request>`, `:pending:<request>`, `:waiting`."""
     return f"{PREFIX}:memo:{scope}"
+
+
+# -- fixes (STATE_TTL)
+
+
+def fix_done_key(repo: str, number: int, head_sha: str, target: str) -> str:
+    """How the fix of a finding (fingerprint, or "all") on a head ended, as JSON: asking again costs nothing."""
+    return f"{PREFIX}:fix-done:{repo}#{number}@{head_sha}:{target}"
+
+
+def fix_replan_key(repo: str, number: int, head_sha: str, target: str) -> str:
+    """Set when a fix whose ref update lost to a push was planned again on that new head: once per head."""
+    return f"{PREFIX}:fix-replan:{repo}#{number}@{head_sha}:{target}"
