@@ -15,7 +15,7 @@ _VERBS: tuple[tuple[str, str], ...] = (
     ("full review", r"full[ -]?review"), ("security-review", r"security[ -]?review"), ("review", r"review"),
     ("pause", r"pause"), ("resume", r"resume"), ("help", r"help"), ("audit", r"audit"),
     ("wont-fix", rf"won{_APOSTROPHE}t[ -]?fix"), ("false-positive", r"false[ -]?positive"),
-    ("dismiss", r"dismiss"), ("forget", r"forget"),
+    ("dismiss", r"dismiss"), ("forget", r"forget"), ("fix", r"fix"),
 )
 # The verb must end there: `dismissal`, `dismissed`, `dismiss-all` and `dismiss测试` are other words.
 _VERB = re.compile("|".join(f"(?P<{name.replace(' ', '_').replace('-', '_')}>{spelling})"
