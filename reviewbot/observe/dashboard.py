@@ -79,7 +79,7 @@ class View:
         return Day(f"last {len(d)} days", runs=sum(x.runs for x in d), reviews=sum(x.reviews for x in d),
                    failures=sum(x.failures for x in d), cost_usd=sum(x.cost_usd for x in d),
                    saved_usd=sum(x.saved_usd for x in d), prompt_tokens=sum(x.prompt_tokens for x in d),
-                   cached_tokens=sum(x.cached_tokens for x in d))
+                   cached_tokens=sum(x.cached_tokens for x in d), fixes=sum(x.fixes for x in d))
 
 
 async def load_view(redis: Any, settings: Settings, now: float | None = None) -> View:

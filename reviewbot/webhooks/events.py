@@ -14,6 +14,7 @@ from reviewbot.webhooks.review_comments import TRUSTED_ASSOCIATIONS, ThreadReply
 T = TypeVar("T")
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
 RERUN_ACTION = "rereview"
+FIX_ACTION = "fix"  # the check run's Fix button (jobs/pr_review/checkrun.py shows it)
 
 
 class PayloadError(ValueError):
@@ -43,6 +44,18 @@ class Rerun:
 
 
 @dataclass(frozen=True)
+class FixButton:
+    """The Fix button on the check run: every open verified finding of the pull request, fixed on that head.
+    `sender` pressed it; the fix job checks their permission as for a command."""
+
+    installation_id: int
+    repo: str
+    head_sha: str
+    numbers: tuple[int, ...]
+    sender: str
+
+
+@dataclass(frozen=True)
 class Closed:
     repo: str
     number: int
@@ -63,8 +76,8 @@ class Ping:
     zen: str
 
 
-Decision = (ReviewRequest | CommentCommand | ThreadReply | Rerun | Closed | DefaultBranchPush | Ignored | Accepted
-            | Ping)
+Decision = (ReviewRequest | CommentCommand | ThreadReply | Rerun | FixButton | Closed | DefaultBranchPush | Ignored
+            | Accepted | Ping)
 
 
 def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> Decision:
@@ -127,6 +140,10 @@ def _check_run(payload: dict[str, Any]) -> Decision:
     run = _field(payload, "check_run", dict)
     if action == "requested_action":
         identifier = _field(_field(payload, "requested_action", dict), "identifier", str)
+        if identifier == FIX_ACTION:
+            return FixButton(installation_id=_installation(payload), repo=_repo(payload),
+                             head_sha=_field(run, "head_sha", str), numbers=_numbers(run) or _external_number(run),
+                             sender=_field(_field(payload, "sender", dict), "login", str))
         if identifier != RERUN_ACTION:
             return Ignored(f"unknown check run action {identifier!r}")
     elif action != "rerequested":

@@ -16,7 +16,7 @@ from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
 from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.fingerprints import read_marker, read_review_marker
-from reviewbot.review.publish.markdown import Links, ReviewReport
+from reviewbot.review.publish.markdown import UNVERIFIED, Links, ReviewReport
 from reviewbot.review.publish.posting import Existing, Publication, plan, without_inline
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,11 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
     resolved = await _resolve_fixed(port, repo, number, threads, publication, head_sha, key)
     summary = publication.summary + (f"\n\n{resolved} earlier finding(s) are fixed; their threads were resolved."
                                      if resolved else "")
-    await check.complete(publication.conclusion, publication.title, summary, annotations=publication.annotations)
+    # Fixable: a verified finding posted now, or an earlier one still open (the fix job reads which).
+    fixable = any(f" · {UNVERIFIED} · " not in str(c.get("body") or "").split("\n", 1)[0]
+                  for c in publication.payload["comments"]) or len(existing.fingerprints) > resolved
+    await check.complete(publication.conclusion, publication.title, summary, annotations=publication.annotations,
+                         fixable=fixable)
     return Posted(review_id, len(publication.payload["comments"]), publication.dismissed, resolved,
                   changed is not None)
 

@@ -56,7 +56,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     retry = int(ctx.get("job_try") or 1) > 1
     job = {"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger, "job_try": ctx.get("job_try", 1)}
     port = deps.installation_port(installation_id)
-    check = CheckRun(port, redis, repo, head_sha, number, adopt=retry)
+    check = CheckRun(port, redis, repo, head_sha, number, adopt=retry, fixes=deps.settings.fixes != "off")
     # Ours ends before arq's job timeout, whose cancellation would leave the check run spinning.
     limit = asyncio.timeout(review_time(deps.settings.job_timeout))
     if (scope := current()) is not None:  # every paid request is charged as it arrives, however the review ends
