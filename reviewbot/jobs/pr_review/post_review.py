@@ -11,6 +11,7 @@ from typing import Any
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.audit.disclosure import is_public
 from reviewbot.errors import GitHubError
+from reviewbot.fixes.render import fixed_fingerprints
 from reviewbot.jobs.pr_review.checkrun import CheckRun
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
@@ -139,8 +140,10 @@ async def _post(port: GitHubPort, repo: str, number: int, publication: Publicati
 
 async def _resolve_fixed(port: GitHubPort, repo: str, number: int, threads: list[Any], publication: Publication,
                          head_sha: str, key: bytes) -> int:
-    """Resolve reviewbot's threads whose finding is gone because the code changed; humans' threads stay."""
-    resolved = 0
+    """Resolve reviewbot's threads whose finding is gone because the code changed; humans' threads stay, unless
+    the finding's fix is a commit of the pull request (its `Reviewbot-Fix:` trailer names it): then the person's
+    reply was the `fix` that asked for it."""
+    resolved, fixed = 0, None
     for thread in threads:
         comments = thread["comments"]
         keys = read_marker(comments[0]["body"], key) if comments else None
@@ -149,7 +152,10 @@ async def _resolve_fixed(port: GitHubPort, repo: str, number: int, threads: list
         if set(keys) & publication.current_keys:
             continue  # still reported (the code moved but the problem is there)
         if any(not c["author"].endswith("[bot]") for c in comments[1:]):
-            continue  # a person replied: the conversation is theirs to close
+            if fixed is None:  # read once, only when a thread needs it
+                fixed = frozenset().union(*map(fixed_fingerprints, await port.pull_commit_messages(repo, number)))
+            if keys[0] not in fixed:
+                continue  # a person replied: the conversation is theirs to close
         await port.reply_to_review_comment(repo, number, comments[0]["database_id"],
                                            f"This looks fixed in {head_sha[:7]}; resolving.")
         if await port.resolve_thread(thread["id"]):
