@@ -116,7 +116,8 @@ async def _declined(port: GitHubPort, redis: Any, args: FixArgs, targets: Sequen
                     declined: Declined) -> dict[str, Any]:
     await tell_declined(port, args, targets, declined.text)
     outcome = {"outcome": f"declined:{declined.reason}", "reason": declined.detail}
-    await _remember(redis, args, targets, outcome, "")
+    if targets:  # nothing to fix is not remembered: a later review on this head may leave findings
+        await _remember(redis, args, targets, outcome, "")
     log.info("fix declined", extra={"repo": args.repo, "pr": args.number, "reason": declined.reason})
     return outcome
 
