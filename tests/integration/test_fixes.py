@@ -89,6 +89,8 @@ async def test_a_threads_fix_is_one_commit_the_next_review_finds_fixed_and_askin
     assert fix_request.headers["x-session-affinity"] == review_request.headers["x-session-affinity"]
     # The fix turn follows the review's own prompt: the same system message and the same first user message.
     assert fix_request.json["messages"][:2] == review_request.json["messages"][:2]
+    served = fake_model.served[fake_model.requests.index(fix_request)]["usage"]  # one request at a time here
+    assert served["prompt_tokens_details"]["cached_tokens"] > served["prompt_tokens"] // 2  # the prefix is cached
     assert await ledger_fixes(redis_url) == [("fix", "pushed")]
 
     # The push is a new head: its review finds the bug gone and resolves the finding's thread.
