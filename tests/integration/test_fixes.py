@@ -74,10 +74,12 @@ async def test_a_threads_fix_is_one_commit_the_next_review_finds_fixed_and_askin
         fake_model: FakeModel) -> None:
     fake_model.default = reviewing()
     pull = open_pull(fake_github)
+    fake_github.executables.add((REPO, "app/calc.py"))  # the commit keeps the file's mode
     root = await reviewed(web, pushing, redis_url, fake_github, pull)
     said = await asked_in_thread(web, pushing, redis_url, fake_github, pull, root)
 
     [(repo, sha)] = fake_github.git_commits
+    assert (REPO, "app/calc.py") in fake_github.executables
     pr = fake_github.pull(REPO, 7)
     assert repo == REPO and pr.head_sha == sha and fake_github.parents[(REPO, sha)] == [pull["head"]["sha"]]
     assert fake_github.commits[(REPO, sha)]["app/calc.py"] == HEAD_CALC.replace(BUG, GUARDED)

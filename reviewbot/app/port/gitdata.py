@@ -25,13 +25,15 @@ class GitDataAPI(PortBase):
 
     async def commit_files(self, repo: str, branch: str, parent: str, files: Mapping[str, str], message: str) -> str:
         """One commit on `branch` whose parent is `parent`, with `files` (path → text) changed; the branch moves
-        only if it is still at `parent` (`force: false`), else BranchMoved. Modes are kept as regular files."""
+        only if it is still at `parent` (`force: false`), else BranchMoved. Each file keeps its mode (an executable
+        script stays executable)."""
         base_tree = await self.commit_tree(repo, parent)
+        modes = await self._modes(repo, base_tree, files)
         entries = []
         for path, text in sorted(files.items()):
             blob = await self._send("POST", f"POST blob {path}", f"/repos/{_q(repo)}/git/blobs",
                                     {"content": text, "encoding": "utf-8"})
-            entries.append({"path": path, "mode": "100644", "type": "blob", "sha": str(blob["sha"])})
+            entries.append({"path": path, "mode": modes.get(path, "100644"), "type": "blob", "sha": str(blob["sha"])})
         tree = await self._send("POST", "POST tree", f"/repos/{_q(repo)}/git/trees",
                                 {"base_tree": base_tree, "tree": entries})
         commit = await self._send("POST", "POST commit", f"/repos/{_q(repo)}/git/commits",
@@ -46,3 +48,11 @@ class GitDataAPI(PortBase):
                 raise BranchMoved(f"{branch} moved on from {parent[:7]}") from exc
             raise
         return sha
+
+    async def _modes(self, repo: str, tree: str, files: Mapping[str, str]) -> dict[str, str]:
+        """The files' modes in `tree`: the recursive listing (GitHub truncates beyond 100,000 entries; a file it
+        leaves out is a regular file)."""
+        data = await self._get(f"GET tree {tree[:12]}", f"/repos/{_q(repo)}/git/trees/{urllib.parse.quote(tree)}",
+                               params={"recursive": "1"})
+        return {str(e["path"]): str(e["mode"]) for e in data.get("tree") or []
+                if e.get("type") == "blob" and e.get("path") in files and e.get("mode") in ("100644", "100755")}
