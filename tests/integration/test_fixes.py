@@ -207,3 +207,23 @@ async def test_fixes_are_off_unless_the_operator_turns_them_on(
     said = [c["body"] for c in fake_github.issue_comments[(REPO, 7)] if c["user"]["login"] == fake_github.bot_login]
     assert "REVIEWBOT_FIXES=suggest" in said[-1] and fake_model.fix_requests() == []
     assert json.dumps(said)  # posted text only
+
+
+async def test_the_port_makes_a_branch_and_a_commit_on_it_as_a_fix_pull_request_would(
+        settings: Settings, fake_github: FakeGitHub) -> None:
+    """What an audit's fix pull request builds on: a `reviewbot/fix/…` branch, then one commit on it."""
+    from reviewbot.app.port import GitHubPort
+    from reviewbot.app.port.gitdata import BranchMoved
+
+    fake_github.add_installation(INSTALLATION, [REPO], permissions={"contents": "write", "metadata": "read"})
+    main = fake_github.set_branch(REPO, "main", {"app/calc.py": HEAD_CALC})
+    port = GitHubPort(fake_github.workflow_token(INSTALLATION), settings.github_api_url)
+    try:
+        await port.create_branch(REPO, "reviewbot/fix/calc", main)
+        sha = await port.commit_files(REPO, "reviewbot/fix/calc", main, {"app/calc.py": "x = 1\n"}, "Fix: calc\n")
+        assert await port.branch_head(REPO, "reviewbot/fix/calc") == sha
+        assert fake_github.commits[(REPO, sha)] == {"app/calc.py": "x = 1\n"}
+        with pytest.raises(BranchMoved):  # made on `main` again, but the branch is at `sha` now
+            await port.commit_files(REPO, "reviewbot/fix/calc", main, {"app/calc.py": "x = 2\n"}, "Fix: again\n")
+    finally:
+        port.close()

@@ -49,6 +49,16 @@ class GitDataAPI(PortBase):
             raise
         return sha
 
+    async def create_branch(self, repo: str, branch: str, sha: str) -> None:
+        """A new branch at `sha` (a fix's own branch, for a fix pull request); GitHubError 422 if it exists."""
+        await self._send("POST", f"POST ref {branch}", f"/repos/{_q(repo)}/git/refs",
+                         {"ref": f"refs/heads/{branch}", "sha": sha})
+
+    async def branch_head(self, repo: str, branch: str) -> str:
+        ref = "heads/" + "/".join(urllib.parse.quote(part, safe="") for part in branch.split("/"))
+        data = await self._get(f"GET ref {branch}", f"/repos/{_q(repo)}/git/ref/{ref}")
+        return str(data["object"]["sha"])
+
     async def _modes(self, repo: str, tree: str, files: Mapping[str, str]) -> dict[str, str]:
         """The files' modes in `tree`: the recursive listing (GitHub truncates beyond 100,000 entries; a file it
         leaves out is a regular file)."""
