@@ -101,6 +101,7 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
         await RedisMemo(redis, job_id).clear()
     outcome = {"outcome": delivered.outcome, "sha": delivered.sha}
     await _remember(redis, args, targets, outcome, delivered.sha)
+    await reply(port, args, delivered.reply)
     log.info("fix delivered", extra={"repo": repo, "pr": number, "outcome": delivered.outcome})
     return {**outcome, "findings": [t.fingerprint for t in targets]}
 
