@@ -12,7 +12,7 @@ from reviewbot.jobs.outcomes.recording import count
 from reviewbot.observe.metrics import Batch
 from reviewbot.outcomes.classify import ThreadState, at_close, fix_trailers
 from reviewbot.outcomes.records import FindingRecord
-from reviewbot.outcomes.store import OutcomeStore
+from reviewbot.outcomes.outcome_store import OutcomeStore
 from reviewbot.review.findings.fingerprints import read_marker
 
 if TYPE_CHECKING:
