@@ -40,16 +40,25 @@ def fix_trailers(messages: Iterable[str]) -> set[str]:
 
 def at_close(record: FindingRecord, thread: ThreadState | None, *, merged: bool, fixes: set[str], bot: str,
              now: float) -> FindingRecord:
-    """The record with its outcome at close: an earlier fix or dismissal stands; a landed fix commit is a fix; a
+    """The record with its outcome at close: an earlier fix or dismissal stands; a merged fix commit is a fix; a
     thread a person resolved is `resolved`; a thread only the App resolved was resolved as fixed; anything
-    else was left open at merge or at close. Reactions are taken whatever the outcome."""
+    else was left open at merge or at close. Reactions are taken whatever the outcome. Deciding again (a
+    redelivered `closed`) changes nothing but the reactions: the first close's time and decision stand."""
     if thread is not None:
         record = dataclasses.replace(record, comment_id=thread.comment_id, thumbs_up=thread.thumbs_up,
                                      thumbs_down=thread.thumbs_down)
-    record = dataclasses.replace(record, closed_at=now)
+    record = dataclasses.replace(record, closed_at=record.closed_at or now)
+    found = _decide(record, thread, merged=merged, fixes=fixes, bot=bot, now=now)
+    if found.outcome == record.outcome:
+        return record
+    return found
+
+
+def _decide(record: FindingRecord, thread: ThreadState | None, *, merged: bool, fixes: set[str], bot: str,
+            now: float) -> FindingRecord:
     if record.outcome in DECIDED_BEFORE_CLOSE:
         return record
-    if record.fingerprint in fixes:
+    if merged and record.fingerprint in fixes:  # the App's fix commit landed with the merge
         return decided(record, "fixed", FIX_COMMIT, now)
     if thread is not None and thread.is_resolved:
         person = thread.resolved_by and not is_bot_login(thread.resolved_by, bot)

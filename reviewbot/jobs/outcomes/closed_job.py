@@ -11,8 +11,8 @@ from reviewbot.app.identity import known_slug
 from reviewbot.jobs.outcomes.recording import count
 from reviewbot.observe.metrics import Batch
 from reviewbot.outcomes.classify import ThreadState, at_close, fix_trailers
-from reviewbot.outcomes.records import FindingRecord
 from reviewbot.outcomes.outcome_store import OutcomeStore
+from reviewbot.outcomes.records import FindingRecord
 from reviewbot.review.findings.fingerprints import read_marker
 
 if TYPE_CHECKING:

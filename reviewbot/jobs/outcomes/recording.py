@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.observe.metrics import FINDINGS_POSTED, OUTCOMES, REACTIONS, Batch
 from reviewbot.outcomes.classify import decided
-from reviewbot.outcomes.records import DECIDED_BEFORE_CLOSE, FindingRecord
 from reviewbot.outcomes.outcome_store import OutcomeStore
+from reviewbot.outcomes.records import DECIDED_BEFORE_CLOSE, FindingRecord
 
 if TYPE_CHECKING:
     from reviewbot.review.findings.anchoring import Anchored

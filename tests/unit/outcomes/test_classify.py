@@ -33,10 +33,12 @@ def test_an_undecided_finding_gets_its_outcome_at_close(state: ThreadState | Non
     assert (closed.outcome, closed.by, closed.closed_at) == (outcome, by, 200.0)
 
 
-def test_a_fix_commit_is_a_fix_whatever_the_thread_shows() -> None:
+def test_a_merged_fix_commit_is_a_fix_whatever_the_thread_shows() -> None:
     closed = at_close(RECORD, thread(resolved=True, by="maintainer-mo"), merged=True, fixes={RECORD.fingerprint},
                       bot=BOT, now=200.0)
     assert (closed.outcome, closed.by) == ("fixed", "fix commit")
+    unmerged = at_close(RECORD, thread(), merged=False, fixes={RECORD.fingerprint}, bot=BOT, now=200.0)
+    assert unmerged.outcome == "open_at_close"  # the fix never landed
 
 
 @pytest.mark.parametrize("earlier", ["fixed", "dismissed"])
@@ -65,3 +67,9 @@ def test_a_record_survives_json_and_a_damaged_value_is_none() -> None:
     assert FindingRecord.from_json(record.to_json()) == record
     assert FindingRecord.from_json(b"not json") is None and FindingRecord.from_json("[1]") is None
     assert FindingRecord.from_json('{"repo": "acme/app"}') is None  # required fields missing
+
+
+def test_closing_again_keeps_the_first_decision_and_time() -> None:
+    first = at_close(RECORD, thread(), merged=True, fixes=set(), bot=BOT, now=200.0)
+    again = at_close(first, thread(up=1), merged=True, fixes=set(), bot=BOT, now=300.0)
+    assert (again.outcome, again.decided_at, again.closed_at, again.thumbs_up) == ("open_at_merge", 200.0, 200.0, 1)
