@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from reviewbot.outcomes.records import OUTCOMES, FindingRecord, Group, Rate
 
@@ -30,3 +31,22 @@ def rates(records: Iterable[FindingRecord], by: Group | None, since: float = 0.0
 def total(records: Iterable[FindingRecord], since: float = 0.0) -> Rate:
     """Every finding in the window as one row (an empty one when there are none)."""
     return next(iter(rates(records, None, since)), Rate(group="all", key="all"))
+
+
+@dataclass(frozen=True)
+class RepoRates:
+    """One repository's findings in the window: all of them, and per category (the dashboard's chart)."""
+
+    repo: str
+    total: Rate
+    categories: list[Rate]
+
+
+def per_repository(records: Iterable[FindingRecord], since: float = 0.0, limit: int = 12) -> list[RepoRates]:
+    """The `limit` repositories with the most findings posted since `since`, most first."""
+    by_repo: dict[str, list[FindingRecord]] = {}
+    for record in records:
+        if record.posted_at >= since:
+            by_repo.setdefault(record.repo, []).append(record)
+    found = [RepoRates(repo, total(rows), rates(rows, "category")) for repo, rows in by_repo.items()]
+    return sorted(found, key=lambda r: (-r.total.posted, r.repo))[:limit]
