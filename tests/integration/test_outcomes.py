@@ -4,16 +4,20 @@ comments are counted once, in `reviewbot stats` and in /metrics."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 from redis.asyncio import Redis
 
+from reviewbot.cli.stats import stats_command
 from reviewbot.outcomes.outcome_store import OutcomeStore
 from reviewbot.outcomes.records import FindingRecord
 from reviewbot.settings import Settings
@@ -117,3 +121,46 @@ async def test_a_fixed_a_dismissed_and_an_ignored_finding_are_counted_when_the_p
     assert value(samples, "reviewbot_finding_reactions_total", reaction="+1", category="bug", severity="major") == 2
     assert value(samples, "reviewbot_finding_reactions_total", reaction="-1", category="maintainability",
                  severity="minor") == 1
+
+
+async def test_a_thread_a_person_resolved_and_a_merged_fix_commit_are_told_apart(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel) -> None:
+    fake_model.default = answering(findings_json([FIXED, IGNORED]))
+    pull = open_pull(fake_github)
+    assert deliver(web, "pull_request", payload("pull_request.opened", pull)).status_code == 202
+    await run_worker_until_idle(settings, redis_url)
+    posted = await stored(redis_url)
+    # The team resolves the nit's thread by hand; the division is fixed by the App's fix commit, which landed.
+    root = root_of(fake_github, "Name the accumulator")
+    fake_github.resolve_as(f"PRRT_fake{root['id']}", "maintainer-mo")
+    fake_github.commit_messages[(REPO, pull["head"]["sha"])] = (
+        f"Return the sum\n\nThe division was a bug.\n\nReviewbot-Fix: {posted['bug'].fingerprint}")
+    fake_github.set_state(REPO, 7, "closed")
+    closed = payload("pull_request.closed", pull)
+    closed["pull_request"] |= {"merged": True, "state": "closed"}
+    assert deliver(web, "pull_request", closed).json()["status"] == "queued"
+    await run_worker_until_idle(settings, redis_url)
+    final = await stored(redis_url)
+    assert (final["bug"].outcome, final["bug"].by) == ("fixed", "fix commit")
+    assert (final["maintainability"].outcome, final["maintainability"].by) == ("resolved", "maintainer-mo")
+
+
+async def test_stats_as_a_table_says_the_rates_and_an_empty_window_says_so(redis_url: str) -> None:
+    now = time.time()
+    client = Redis.from_url(redis_url)
+    try:
+        await OutcomeStore(client).posted([
+            FindingRecord(installation=INSTALLATION, repo=REPO, pr=n, fingerprint=f"{n:016x}", category="security",
+                          severity="major", path="app/db.py", line=n, cwe="CWE-89", model="kimi", posted_at=now,
+                          outcome=outcome) for n, outcome in enumerate(["fixed", "dismissed", "fixed", ""])])
+    finally:
+        await client.aclose()
+    out = io.StringIO()
+    assert await asyncio.to_thread(stats_command, redis_url, REPO, now - 60, "table", out) == 0
+    text = out.getvalue()
+    assert f"Findings posted in {REPO} since" in text and ": 4 (1 on open pull requests)" in text
+    assert "Resolution rate 50% (fixed ÷ posted), dismissal rate 25%" in text
+    assert "by cwe" in text and "CWE-89" in text
+    empty = io.StringIO()
+    assert await asyncio.to_thread(stats_command, redis_url, "acme/other", now - 60, "table", empty) == 0
+    assert empty.getvalue().startswith("No findings posted in acme/other since")
