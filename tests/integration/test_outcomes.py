@@ -164,3 +164,20 @@ async def test_stats_as_a_table_says_the_rates_and_an_empty_window_says_so(redis
     empty = io.StringIO()
     assert await asyncio.to_thread(stats_command, redis_url, "acme/other", now - 60, "table", empty) == 0
     assert empty.getvalue().startswith("No findings posted in acme/other since")
+
+
+async def test_github_failing_at_close_leaves_the_findings_undecided_until_the_job_runs_again(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub, fake_model: FakeModel) -> None:
+    fake_model.default = answering(findings_json([IGNORED]))
+    pull = open_pull(fake_github)
+    assert deliver(web, "pull_request", payload("pull_request.opened", pull)).status_code == 202
+    await run_worker_until_idle(settings, redis_url)
+    # Every in-process retry of the reactions request gets a 502: the job is deferred, then runs again.
+    fake_github.inject("GET", rf"/repos/{REPO}/pulls/comments/\d+/reactions", 502, {"message": "Bad gateway"},
+                       headers={"Retry-After": "1"}, times=3)
+    fake_github.set_state(REPO, 7, "closed")
+    assert deliver(web, "pull_request", payload("pull_request.closed", pull)).json()["status"] == "queued"
+    await run_worker_until_idle(settings, redis_url)
+    assert (await stored(redis_url))["maintainability"].outcome == "open_at_close"
+    asked = [c for c in fake_github.requests if c.path.endswith("/reactions")]
+    assert len(asked) == 4  # three refused (one job try), then the job's second try

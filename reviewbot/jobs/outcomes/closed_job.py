@@ -8,12 +8,15 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.app.identity import known_slug
+from reviewbot.errors import PermanentError, RetryableError
 from reviewbot.jobs.outcomes.recording import count
 from reviewbot.observe.metrics import Batch
 from reviewbot.outcomes.classify import ThreadState, at_close, fix_trailers
 from reviewbot.outcomes.outcome_store import OutcomeStore
 from reviewbot.outcomes.records import FindingRecord
+from reviewbot.queue import retries
 from reviewbot.review.findings.fingerprints import read_marker
+from reviewbot.state import keys
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
@@ -35,11 +38,20 @@ async def record_outcomes(ctx: dict[str, Any], installation_id: int, repo: str, 
     if not records:
         return {"outcome": "nothing posted"}
     port = deps.installation_port(installation_id)
+    job_id = str(ctx.get("job_id") or keys.outcomes_job_id(repo, number, head_sha))
     try:
         threads = await _threads(port, repo, number, records, deps.settings.marker_key())
         fixes = fix_trailers(await port.pull_commit_messages(repo, number))
+    except RetryableError as exc:  # GitHub unavailable: later, with the job queue's backoff
+        log.warning("outcomes not read yet; retrying", extra={**fields, "error": str(exc)})
+        await retries.retry_later(redis, job_id, exc)
+        return {"outcome": "failed", "reason": str(exc)}  # the findings stay undecided
+    except PermanentError as exc:  # the repository or pull request is gone, or the App lost access
+        log.warning("outcomes not read", extra={**fields, "error": str(exc)})
+        return {"outcome": "failed", "reason": str(exc)}
     finally:
         port.close()
+    await retries.forget(redis, job_id)
     slug = await known_slug(deps.settings, redis)
     now = time.time()
     closed = [at_close(r, threads.get(r.fingerprint), merged=merged, fixes=fixes,
