@@ -25,7 +25,8 @@ class ThreadState:
 
 def fix_trailers(messages: Iterable[str]) -> set[str]:
     """Fingerprints named by `Reviewbot-Fix:` trailers: git's trailer block is the message's last paragraph,
-    each line `Token: value` (the token without spaces, matched case-insensitively)."""
+    each line `Token: value` (the token at the line's start, without spaces, matched case-insensitively; an
+    indented line continues the one before)."""
     found: set[str] = set()
     for message in messages:
         paragraphs = [p for p in message.replace("\r\n", "\n").strip().split("\n\n") if p.strip()]
@@ -33,7 +34,7 @@ def fix_trailers(messages: Iterable[str]) -> set[str]:
             continue
         for line in paragraphs[-1].splitlines():
             token, colon, value = line.partition(":")
-            if colon and token.strip().lower() == FIX_TRAILER and " " not in token.strip():
+            if colon and not line[:1].isspace() and token.strip().lower() == FIX_TRAILER and " " not in token.strip():
                 found.update(part for part in value.replace(",", " ").split() if part.isalnum())
     return found
 
@@ -61,8 +62,7 @@ def _decide(record: FindingRecord, thread: ThreadState | None, *, merged: bool, 
     if merged and record.fingerprint in fixes:  # the App's fix commit landed with the merge
         return decided(record, "fixed", FIX_COMMIT, now)
     if thread is not None and thread.is_resolved:
-        person = thread.resolved_by and not is_bot_login(thread.resolved_by, bot)
-        if person:
+        if thread.resolved_by and not is_app_login(thread.resolved_by, bot):  # a person, or another bot
             return decided(record, "resolved", thread.resolved_by, now)
         if thread.resolved_by:  # the App resolves its own threads only when the code changed (or on dismissal)
             return decided(record, "fixed", thread.resolved_by, now)
@@ -73,5 +73,8 @@ def decided(record: FindingRecord, outcome: str, by: str, now: float, scope: str
     return dataclasses.replace(record, outcome=outcome, by=by, decided_at=now, scope=scope or record.scope)
 
 
-def is_bot_login(login: str, bot: str) -> bool:
-    return login.endswith("[bot]") or (bool(bot) and login.lower() == bot.lower())
+def is_app_login(login: str, bot: str) -> bool:
+    """The App itself: its slug as GraphQL spells it, or with the REST API's `[bot]`; another bot's resolution is
+    not the App's, so it is not a fix."""
+    name = login.lower().removesuffix("[bot]")
+    return bool(bot) and name == bot.lower().removesuffix("[bot]")

@@ -24,7 +24,7 @@ def thread(resolved: bool = False, by: str = "", up: int = 0, down: int = 0) -> 
     (None, True, "open_at_merge", ""),  # the thread is gone (deleted comment): still counted, as open
     (thread(resolved=True, by="maintainer-mo"), True, "resolved", "maintainer-mo"),
     (thread(resolved=True, by=BOT), True, "fixed", BOT),  # the App resolves its thread when the code changed
-    (thread(resolved=True, by="other-app[bot]"), False, "fixed", "other-app[bot]"),
+    (thread(resolved=True, by="other-app[bot]"), False, "resolved", "other-app[bot]"),  # not the App: no fix
     (thread(resolved=True), True, "open_at_merge", ""),  # resolved, but GitHub does not say by whom
 ], ids=["open-merged", "open-closed", "no-thread", "person", "app", "another-bot", "unknown-resolver"])
 def test_an_undecided_finding_gets_its_outcome_at_close(state: ThreadState | None, merged: bool, outcome: str,
