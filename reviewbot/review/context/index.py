@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import threading
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable
@@ -25,7 +24,6 @@ _TEST_NAME = re.compile(r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(jav
 _DEF_BEFORE = re.compile(r"\b(?:def|class|function|func|fn|struct|interface|trait|enum|type|const|let|var|module|"
                          r"static|macro_rules!)\s+(?:\([^)]*\)\s*)?$")
 INDEX_BATCH = 2_000  # files whose names are written to the store together
-BACKGROUND_FROM = 1_000  # new files from which their names are written while the review goes on
 MAX_CANDIDATES = 40  # files examined per name, nearest first: a name in hundreds of files is not worth more
 
 
@@ -47,10 +45,8 @@ class RepoIndex:
     reads and parses only the file contents no earlier review has seen.
     """
 
-    def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool], store: IndexStore | None = None,
-                 background_from: int = BACKGROUND_FROM) -> None:
+    def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool], store: IndexStore | None = None) -> None:
         self.snapshot = snapshot
-        self.background_from = background_from
         self._skip = skip
         self._store = store if isinstance(snapshot, BlobSnapshot) else None
         self._blobs: dict[str, str] = {}  # path -> blob id (stored mode)
@@ -63,9 +59,6 @@ class RepoIndex:
         self._postings: dict[str, list[str]] | None = None
         self._tests: defaultdict[str, list[str]] | None = None
         self._definitions: dict[tuple[str, str, int], list[tuple[str, Definition]]] = {}
-        self._fresh: dict[str, set[str]] = {}  # blob id -> names, for the blobs this review indexed
-        self._writer: threading.Thread | None = None  # writes the fresh names to the store meanwhile
-        self._later: list[tuple[str, str, tuple[Definition, ...]]] = []  # definitions of blobs still being written
         self.parses = 0
 
     def is_skipped(self, path: str) -> bool:
@@ -97,27 +90,8 @@ class RepoIndex:
                 parsed = Parsed(parsed.language, parsed.definitions, None, b"")
             self._parsed[path] = parsed
             if parsed is not None and self._store is not None and path in self._blobs:
-                self._keep(self._store, self._blobs[path], language_for(path) or "", parsed.definitions)
+                self._store.add_definitions(self._blobs[path], language_for(path) or "", parsed.definitions)
         return self._parsed[path]
-
-    def _keep(self, store: IndexStore, blob: str, language: str, definitions: tuple[Definition, ...]) -> None:
-        """Store a parse; the store keeps parses of the blobs it has, so one whose names are still being written
-        waits for `finish`."""
-        if self._writer is not None and blob in self._fresh:
-            self._later.append((blob, language, definitions))
-        else:
-            store.add_definitions(blob, language, definitions)
-
-    def finish(self) -> None:
-        """Wait for the names written in the background, then store the parses that waited for them: the next
-        review finds this one's work whole."""
-        if self._writer is not None:
-            self._writer.join()
-            self._writer = None
-        if self._store is not None:
-            for blob, language, definitions in self._later:
-                self._store.add_definitions(blob, language, definitions)
-        self._later.clear()
 
     def _ensure(self) -> bool:
         """Whether the store answers; its first use indexes the blobs it lacks."""
@@ -144,11 +118,7 @@ class RepoIndex:
                     self._parsed[path] = Parsed(language, defs, None, b"")
 
     def _build_stored(self, store: IndexStore, snapshot: BlobSnapshot) -> None:
-        """Index the blobs the store has not seen; the rest is answered by the store.
-
-        This review answers from the names it found (kept in memory), so writing them to the store need not come
-        first: on a first review (many new blobs) a thread writes them while the review goes on, and SQLite does
-        most of that work without holding the GIL. A review with few new blobs writes them at once."""
+        """Index the blobs the store has not seen; the rest is answered by the store."""
         for path, blob in snapshot.blob_ids().items():
             if not self._skip(path):
                 self._blobs[path] = blob
@@ -157,7 +127,7 @@ class RepoIndex:
         new: list[tuple[str, set[str]]] = []
         total = 0
         unseen = [paths[0] for blob, paths in self._paths_of.items() if blob not in known]
-        for path, text in snapshot.read_many(unseen):  # read once, not kept: only the names are
+        for path, text in snapshot.read_many(unseen):  # read once, not kept: memory stays flat
             if text is None or len(text) > MAX_INDEXED_FILE_CHARS:
                 new.append((self._blobs[path], set()))
                 continue
@@ -165,17 +135,10 @@ class RepoIndex:
             if total > MAX_INDEXED_CHARS:
                 break  # the next review goes on from here
             new.append((self._blobs[path], identifiers(text)))
-        self._fresh = {blob: names for blob, names in new if names}
-        if len(new) < self.background_from:
-            store.add_names(new)
-            return
-
-        def write() -> None:
-            for i in range(0, len(new), INDEX_BATCH):  # a transaction per batch: another worker waits less
-                store.add_names(new[i:i + INDEX_BATCH])
-
-        self._writer = threading.Thread(target=write, name="index-writer")
-        self._writer.start()
+            if len(new) >= INDEX_BATCH:
+                store.add_names(new)  # in batches: a first review of a large repository holds one at a time
+                new = []
+        store.add_names(new)
 
     def _build(self) -> dict[str, list[str]]:
         postings: defaultdict[str, list[str]] = defaultdict(list)
@@ -198,9 +161,7 @@ class RepoIndex:
         if self._ensure():
             assert self._store is not None
             if name not in self._with:
-                blobs = set(self._store.blobs_with(name))  # what earlier reviews indexed (and maybe some of ours)
-                blobs.update(b for b, names in self._fresh.items() if name in names)
-                self._with[name] = sorted(p for b in blobs for p in self._paths_of.get(b, ()))
+                self._with[name] = sorted(p for b in self._store.blobs_with(name) for p in self._paths_of.get(b, ()))
             return self._with[name]
         if self._postings is None:
             self._postings = self._build()

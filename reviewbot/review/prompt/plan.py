@@ -80,7 +80,6 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     spans = {f.old_path: tuple((h.old_start, h.old_start + max(h.old_len, 1) - 1) for h in f.hunks)
              for f in screened.kept if f.old_path and f.path in {e.path for e in entries if e.partial is None}}
     chosen = context_blocks(picks, index, previous, left, cpt, index.is_skipped, spans)
-    index.finish()  # the names and parses a first review found, stored whole for the next
     plan = _finish(inp, fixed, chosen, entries, skipped, omitted, previous, cpt, len(changes),
                    _left_out(chosen, selector.left_out))
     rules = tuple((u.path, u.status, u.why, u.files) for u in repo_guidance.rules.uses)
