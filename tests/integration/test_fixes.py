@@ -13,8 +13,8 @@ import httpx
 import pytest
 from redis.asyncio import Redis
 
-from reviewbot.fixes.render import fixed_fingerprints
 from reviewbot.observe.ledger import Ledger
+from reviewbot.outcomes.classify import fix_trailers
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
@@ -85,7 +85,7 @@ async def test_a_threads_fix_is_one_commit_the_next_review_finds_fixed_and_askin
     assert repo == REPO and pr.head_sha == sha and fake_github.parents[(REPO, sha)] == [pull["head"]["sha"]]
     assert fake_github.commits[(REPO, sha)]["app/calc.py"] == HEAD_CALC.replace(BUG, GUARDED)
     message = fake_github.commit_messages[(REPO, sha)]
-    assert message.startswith("Fix: total() now divides by the item count\n") and len(fixed_fingerprints(message)) == 1
+    assert message.startswith("Fix: total() now divides by the item count\n") and len(fix_trailers([message])) == 1
     assert said.startswith(f"Pushed a fix in {sha[:7]}")
     [fix_request] = fake_model.fix_requests()
     review_request = fake_model.review_requests()[0]
