@@ -15,7 +15,7 @@ from reviewbot.state.learnings_store import Learnings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel, answering, findings_json
-from tests.helpers import deliver, payload, run_worker_until_idle
+from tests.helpers import comment, deliver, payload, run_worker_until_idle
 from tests.integration.test_audit import DB, SQLI
 from tests.integration.test_audit_service import TREE, answers, ask, audits, first_audit
 
@@ -32,11 +32,16 @@ def review_pull(github: FakeGitHub, head: str, number: int = 7) -> dict[str, Any
 
 async def reviewed(web: httpx.Client, settings: Settings, redis_url: str, github: FakeGitHub,
                    fake_model: FakeModel, head: str, findings: list[dict[str, Any]],
-                   number: int = 7) -> dict[str, Any]:
-    """A pull request changing app/db.py to `head`, reviewed with `findings` as the model's answer: its review."""
+                   number: int = 7, security: bool = False) -> dict[str, Any]:
+    """A pull request changing app/db.py to `head`, reviewed (opened, or `security-review` asked) with `findings`
+    as the model's answer: its review."""
     fake_model.default = answering(findings_json(findings, "Reviewed."))
     pull = review_pull(github, head, number)
-    assert deliver(web, "pull_request", payload("pull_request.opened", pull)).status_code == 202
+    if security:
+        asked = deliver(web, "issue_comment", comment(github, pull, "@reviewbot-test security-review"))
+        assert asked.json()["status"] == "queued"
+    else:
+        assert deliver(web, "pull_request", payload("pull_request.opened", pull)).status_code == 202
     await run_worker_until_idle(settings, redis_url)
     [review] = github.reviews[(REPO, number)]
     return review
@@ -75,7 +80,7 @@ async def test_a_known_alert_is_not_posted_again_and_a_public_review_names_it_by
         ("reviewbot", "refs/heads/main", "open")]
 
 
-async def test_a_private_review_describes_the_alert_and_says_which_one_a_rewrite_may_fix(
+async def test_a_private_review_describes_the_alert_and_says_which_one_a_rewrite_fixes(
         web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
         fake_model: FakeModel) -> None:
     settings, _ = await first_audit(web, env, redis_url, fake_github, fake_model)
@@ -89,6 +94,9 @@ async def test_a_private_review_describes_the_alert_and_says_which_one_a_rewrite
     fixing = await reviewed(web, settings, redis_url, fake_github, fake_model, SAFE, [], number=8)
     assert f"May fix code-scanning alert [#{alert['number']}]" in fixing["body"]
     assert "Fixes code-scanning" not in fixing["body"]
+    # A security review that read the file and did not find it again: verified.
+    checked = await reviewed(web, settings, redis_url, fake_github, fake_model, SAFE, [], number=9, security=True)
+    assert f"Fixes code-scanning alert [#{alert['number']}]" in checked["body"]
 
 
 async def test_a_dismissal_in_github_holds_in_the_next_audit_and_review_and_reopening_undoes_it(

@@ -22,11 +22,12 @@ class Known:
     alert: Alert
 
 
-def _name(alert: Alert, public: bool) -> str:
-    # Only a github.com-shaped address is linked: the URL came from GitHub's answer, but is still data.
-    if public or not alert.html_url.startswith(("https://", "http://")):
+def _name(alert: Alert, public: bool, repo_url: str = "") -> str:
+    # The address came from GitHub's answer but is still data: linked only when it is this repository's alert page.
+    page = f"{repo_url}/security/code-scanning/{alert.number}"
+    if public or not repo_url or alert.html_url != page:
         return f"code-scanning alert #{alert.number}"
-    return f"code-scanning alert [#{alert.number}]({alert.html_url})"
+    return f"code-scanning alert [#{alert.number}]({page})"
 
 
 def alert_section(known: Sequence[Known], fixed: Sequence[Fixed], *, links: Links, public: bool) -> list[str]:
@@ -34,22 +35,23 @@ def alert_section(known: Sequence[Known], fixed: Sequence[Fixed], *, links: Link
     if not known and not fixed:
         return []
     lines = ["", "#### Code scanning", ""]
-    policy = links.policy
+    policy, repo_url = links.policy, links.repo.rstrip("/")
     for k in known[:MAX_LISTED]:
         if public:
             lines.append(f"- A finding of this review is already open as {_name(k.alert, True)}; not posted again.")
         else:
             f = k.finding
+            name = _name(k.alert, False, repo_url)
             lines.append(f"- {BADGE[f.severity]} {code_span(f.path)} line {f.line}: "
-                         f"**{neutralize_inline(f.title, policy)}**: already open as {_name(k.alert, False)}; "
-                         "not posted again.")
+                         f"**{neutralize_inline(f.title, policy)}**: already open as {name}; not posted again.")
     for x in fixed[:MAX_LISTED]:
+        name = _name(x.alert, public, repo_url)
         if x.verified:
-            lines.append(f"- Fixes {_name(x.alert, public)}: this pull request rewrites its code and the review, "
-                         "which read the file looking for security bugs, did not find it again.")
+            lines.append(f"- Fixes {name}: this pull request rewrites its code and the review, which read the file "
+                         "looking for security bugs, did not find it again.")
         else:
-            lines.append(f"- May fix {_name(x.alert, public)}: this pull request rewrites its code; the review did "
-                         "not confirm it (the next audit of the default branch closes it once it is gone).")
+            lines.append(f"- May fix {name}: this pull request rewrites its code; the review did not confirm it (the "
+                         "next audit of the base branch closes it once it is gone).")
     more = max(0, len(known) - MAX_LISTED) + max(0, len(fixed) - MAX_LISTED)
     if more:
         lines.append(f"- …and {more} more")
