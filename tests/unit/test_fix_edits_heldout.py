@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from reviewbot.fixes.declined import Declined
 from reviewbot.fixes.edits import apply_edits
 from reviewbot.fixes.fix_checks import check_change
 from reviewbot.fixes.wire import Edit
-
 from tests.heldout import cases, label
 
 
