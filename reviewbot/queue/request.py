@@ -1,4 +1,5 @@
-"""ReviewRequest: one review asked for, the same value from the webhook's decision through enqueue into the job."""
+"""ReviewRequest: one review asked for, the same value from the webhook's decision through enqueue into the job;
+AlertChange: a person's decision on one of reviewbot's code-scanning alerts, on the same way."""
 
 from __future__ import annotations
 
@@ -31,3 +32,22 @@ class ReviewRequest:
         for name in ("installation_id", "repo", "number", "head_sha"):
             del fields[name]
         return fields
+
+
+@dataclass(frozen=True)
+class AlertChange:
+    """A person dismissed (`dismissed`) or reopened (`reopened`) reviewbot's alert `number`; for a dismissal, where
+    its most recent instance is (rule, file, lines, the commit it was found at) and why."""
+
+    installation_id: int
+    repo: str
+    number: int
+    change: str  # dismissed | reopened
+    sender: str
+    rule_id: str = ""
+    path: str = ""
+    start_line: int = 0
+    end_line: int = 0
+    commit_sha: str = ""
+    reason: str = ""
+    comment: str = ""

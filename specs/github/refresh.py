@@ -68,9 +68,11 @@ OPERATIONS += [
     ("get", f"{_R}/security-advisories"), ("post", f"{_R}/security-advisories"),
     ("get", f"{_R}/security-advisories/{{ghsa_id}}"), ("patch", f"{_R}/security-advisories/{{ghsa_id}}"),
 ]
+# One memory with code scanning (issue 35): a review reads its own tool's open alerts.
+OPERATIONS += [("get", f"{_R}/code-scanning/alerts")]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
-          "installation", "installation_repositories", "ping", "push"]
+          "installation", "installation_repositories", "ping", "push", "code_scanning_alert"]
 
 
 def fetch(dest: Path) -> dict[str, Path]:
