@@ -75,9 +75,11 @@ OPERATIONS += [
     ("get", f"{_R}/git/commits/{{commit_sha}}"), ("get", f"{_R}/git/ref/{{ref}}"),
     ("patch", f"{_R}/git/refs/{{ref}}"), ("post", f"{_R}/git/refs"),
 ]
+# One memory with code scanning (issue 35): a review reads its own tool's open alerts.
+OPERATIONS += [("get", f"{_R}/code-scanning/alerts")]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
-          "installation", "installation_repositories", "ping", "push"]
+          "installation", "installation_repositories", "ping", "push", "code_scanning_alert"]
 
 
 def fetch(dest: Path) -> dict[str, Path]:
