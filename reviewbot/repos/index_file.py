@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,7 +72,7 @@ class IndexFile:
         private_file(path)  # before SQLite makes it: its WAL and shared-memory files take this file's mode
         db = sqlite3.connect(path, timeout=self.timeout, isolation_level=None)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
+            self._wal(db)
             db.execute("PRAGMA synchronous=NORMAL")  # a crash loses at most recent entries, which are rebuilt
             db.execute("PRAGMA cache_size=-32000")  # 32 MB of pages: a first review writes a large batch
             db.executescript(self.schema)
@@ -80,6 +81,20 @@ class IndexFile:
             raise
         self._local.db = db
         return db
+
+    def _wal(self, db: sqlite3.Connection) -> None:
+        """WAL mode, waiting out another worker that is switching the new file at the same moment: SQLite answers
+        that switch's lock at once ("database is locked") instead of calling the busy handler."""
+        deadline, delay = time.monotonic() + self.timeout, 0.01
+        while True:
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
 
     def renew(self) -> None:
         """The file this thread used is corrupt: move on to a new generation, unless another worker did already."""

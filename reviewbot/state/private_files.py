@@ -25,12 +25,15 @@ def tighten(path: Path) -> None:
     """0600 files and 0700 directories from `path` down (files written before modes were enforced)."""
     if not path.exists() or path.is_symlink():
         return
-    if path.is_dir():
-        os.chmod(path, DIR_MODE)
-        for child in path.iterdir():
-            tighten(child)
-    else:
-        os.chmod(path, FILE_MODE)
+    try:
+        if path.is_dir():
+            os.chmod(path, DIR_MODE)
+            for child in path.iterdir():
+                tighten(child)
+        else:
+            os.chmod(path, FILE_MODE)
+    except FileNotFoundError:  # removed meanwhile by another process (SQLite's journal, a finished download)
+        return
 
 
 def write_private(path: Path, text: str) -> None:
