@@ -39,8 +39,11 @@ from reviewbot.audit.flowcontext import plan_flow, render_flow, tree_source, wit
 from reviewbot.audit.incremental import select_incremental
 from reviewbot.audit.planner import AuditPlan, parsed_definitions, plan_audit
 from reviewbot.repos.dirsnapshot import DirSnapshot
+from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.config import context_options, parse_config, with_security
+from reviewbot.review.context.index import RepoIndex
 from reviewbot.review.context.snapshot import MemorySnapshot, Snapshot
+from reviewbot.review.context.store import IndexStore
 from reviewbot.review.diff.parse import parse_diff
 from reviewbot.review.findings.precision import Precision
 from reviewbot.review.findings.schema import parse_review_output
@@ -112,7 +115,8 @@ def before(snapshot: Snapshot, known: dict[str, list]) -> Run:  # type: ignore[t
 
 
 def after(snapshot: Snapshot, known: dict[str, list], only: tuple[str, ...] | None = None,  # type: ignore[type-arg]
-          name: str = "after", cache: FactCache | None = None, earlier: Bill | None = None) -> tuple[Run, AuditPlan]:
+          name: str = "after", cache: FactCache | None = None, earlier: Bill | None = None,
+          index: IndexStore | None = None) -> tuple[Run, AuditPlan]:
     parser = Counted(parsed_definitions)
     cpu, wall = time.process_time(), time.perf_counter()
     plan = plan_audit(snapshot, DIRECTORY, only=only, definitions=parser, facts_cache=cache)
@@ -132,7 +136,7 @@ def after(snapshot: Snapshot, known: dict[str, list], only: tuple[str, ...] | No
     batches, kept = verification_batches(dedupe(candidates, snapshot.read, home), Precision(security=True))
     spent += time.process_time() - start
     reported = Counter[tuple[str, int, str]]((f.path, f.line, f.cwe or "") for f in kept)
-    source = tree_source(snapshot, lambda path: callers_of(plan.graph, path))
+    source = tree_source(snapshot, lambda path: callers_of(plan.graph, path), index, cache)
     for batch in batches:
         start = time.process_time()  # as verify_flow.check_with_flow sends it: the chunk's request, each flow's code
         flows = [plan_flow(f, source) for f in batch.findings]
@@ -143,6 +147,11 @@ def after(snapshot: Snapshot, known: dict[str, list], only: tuple[str, ...] | No
         bill.charge(asked, verdicts(len(batch.findings)))
         reported.update((f.path, f.line, f.cwe or "") for f in batch.findings)
     return Run(name, len(plan.chunks), bill, spent, plan_wall, reported, prompts, home, parser.count), plan
+
+
+def verified_before(tree: Snapshot, store: IndexStore) -> None:
+    """What the last audit's verification left in the context index's store: the tree's identifiers per blob."""
+    RepoIndex(tree, skip=lambda _: False, store=store).files_with("_")
 
 
 def row(run: Run) -> str:
@@ -168,7 +177,8 @@ def main() -> None:
         paths = auditable(snapshot.paths(), snapshot.read, DIRECTORY)
         known = sinks({p: new_files[p] for p in paths})
         runs = [] if args.skip_before else [before(snapshot, known)]
-        full, plan = after(snapshot, known, cache=SqliteFacts(work / "full"))  # an empty cache: the first audit
+        full, plan = after(snapshot, known, cache=SqliteFacts(work / "full"),  # empty caches: the first audit
+                           index=SqliteIndex(work / "index-full"))
         runs.append(full)
         old = MemorySnapshot(old_files)
         audited_before = set(auditable(old.paths(), old.read, DIRECTORY))
@@ -181,13 +191,15 @@ def main() -> None:
         for chunk in previous_plan.chunks:
             earlier.remember(previous_plan.messages(chunk, old.read))
         for n in range(max(1, args.repeat)):
-            facts = SqliteFacts(work / f"warm-{n}")
-            plan_audit(old, DIRECTORY, facts_cache=facts)  # the audit of 5.2.1 that ran before
+            facts, index = SqliteFacts(work / f"warm-{n}"), SqliteIndex(work / f"index-warm-{n}")
+            plan_audit(old, DIRECTORY, facts_cache=facts)  # the audit of 5.2.1 that ran before,
+            verified_before(old, index)  # and its verification
             warm.append(after(DirSnapshot(snapshot.root), known, only=selection.audit, cache=facts,
-                              name="incremental 5.2.1 → 5.2.2 (5.2.1's files cached)", earlier=earlier)[0])
+                              name="incremental 5.2.1 → 5.2.2 (5.2.1's files cached)", earlier=earlier,
+                              index=index)[0])
             cold.append(after(DirSnapshot(snapshot.root), known, only=selection.audit,
-                              cache=SqliteFacts(work / f"cold-{n}"), name="incremental, cold (empty facts cache)",
-                              earlier=earlier)[0])
+                              cache=SqliteFacts(work / f"cold-{n}"), name="incremental, cold (empty caches)",
+                              earlier=earlier, index=SqliteIndex(work / f"index-cold-{n}"))[0])
         planted = findable(work)
     incremental = min(warm, key=lambda r: r.cpu)
     runs += [incremental, min(cold, key=lambda r: r.cpu)]

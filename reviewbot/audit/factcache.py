@@ -61,6 +61,17 @@ class Counted:
         return self.definitions(path, text)
 
 
+def known_definitions(cache: FactCache) -> Callable[[Sequence[tuple[str, str]]], dict[str, tuple[Definition, ...]]]:
+    """(path, blob id) pairs -> the definitions the cache holds for them, for the context index (`RepoIndex`): a
+    verification then parses only what no plan parsed. Facts without definitions are not answered (a file too big
+    to index has none, where the index parses it)."""
+    def known(files: Sequence[tuple[str, str]]) -> dict[str, tuple[Definition, ...]]:
+        keys = {path: (blob, language_for(path) or "") for path, blob in files}
+        found = cache.get(sorted(set(keys.values())))
+        return {p: f.definitions for p, k in keys.items() if (f := found.get(k)) is not None and f.definitions}
+    return known
+
+
 def key_of(path: str, text: str) -> Key:
     """The content's git blob id (of the text as read, so an edited work tree is never confused with its
     index) and the language the path's extension selects."""

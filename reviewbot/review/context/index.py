@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
 
@@ -22,6 +22,8 @@ _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing"
 _TEST_NAME = re.compile(r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(java|kt|cs)$|_tests?\.rs$)")
 _DEF_BEFORE = re.compile(r"\b(?:def|class|function|func|fn|struct|interface|trait|enum|type|const|let|var|module|"
                          r"static|macro_rules!)\s+(?:\([^)]*\)\s*)?$")
+# (path, blob id) pairs -> the definitions known for those blobs (the others absent)
+Known = Callable[[Sequence[tuple[str, str]]], Mapping[str, tuple[Definition, ...]]]
 INDEX_BATCH = 2_000  # files whose names are written to the store together
 MAX_CANDIDATES = 40  # files examined per name, nearest first: a name in hundreds of files is not worth more
 
@@ -44,10 +46,12 @@ class RepoIndex:
     reads and parses only the file contents no earlier review has seen.
     """
 
-    def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool], store: IndexStore | None = None) -> None:
+    def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool], store: IndexStore | None = None,
+                 known: Known | None = None) -> None:
         self.snapshot = snapshot
         self._skip = skip
         self._store = store if isinstance(snapshot, BlobSnapshot) else None
+        self._known = known  # definitions another cache holds per blob (the audit's facts), asked after the store
         self._blobs: dict[str, str] = {}  # path -> blob id (stored mode)
         self._paths_of: defaultdict[str, list[str]] = defaultdict(list)  # blob id -> paths
         self._with: dict[str, list[str]] = {}
@@ -115,6 +119,9 @@ class RepoIndex:
             for path in wanted:
                 if (defs := found.get(self._blobs[path])) is not None:
                     self._parsed[path] = Parsed(language, defs, None, b"")
+            missing = [(p, self._blobs[p]) for p in wanted if p not in self._parsed]
+            for path, defs in (self._known(missing) if self._known is not None and missing else {}).items():
+                self._parsed[path] = Parsed(language, defs, None, b"")
 
     def _build_stored(self, store: IndexStore, snapshot: BlobSnapshot) -> None:
         """Index the blobs the store has not seen; the rest is answered by the store."""
