@@ -57,11 +57,14 @@ def find_flows(texts: Mapping[str, str], definitions: Mapping[str, Sequence[Defi
         for d in definitions[path]:
             by_name[d.name].append((path, d))
     split: dict[str, list[str]] = {}
+    answers: dict[tuple[str, Definition, frozenset[str]], bool] = {}  # a callee many flows reach is read once
 
     def has(path: str, d: Definition, names: frozenset[str]) -> bool:
-        if path not in split:
-            split[path] = texts.get(path, "").split("\n")
-        return holds(split[path], d, names)
+        if (path, d, names) not in answers:
+            if path not in split:
+                split[path] = texts.get(path, "").split("\n")
+            answers[(path, d, names)] = holds(split[path], d, names)
+        return answers[(path, d, names)]
 
     def locate(name: str, near: str) -> Sequence[tuple[str, Definition]]:
         found = by_name.get(name, [])

@@ -269,6 +269,10 @@ def looks_defined(text: str, name: str) -> bool:
                 (start < len(text) and (text[start].isalnum() or text[start] == "_")):
             continue
         before = text[text.rfind("\n", 0, i) + 1:i]
-        if not before.strip() or _DEF_BEFORE.search(before):
+        if not before.strip():
+            return True
+        # The pattern ends in a space or a closing parenthesis (`def `, `fn (self *T) `): other lines, most of
+        # them, are not searched (a search tries every position of the line).
+        if (before[-1].isspace() or before.rstrip().endswith(")")) and _DEF_BEFORE.search(before):
             return True
     return False
