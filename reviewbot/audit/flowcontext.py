@@ -15,6 +15,7 @@ from reviewbot.audit.contextblock import Block
 from reviewbot.audit.evidence import Callers, first_use, note_text
 from reviewbot.audit.factcache import FactCache, known_definitions
 from reviewbot.audit.flowcalls import Callee, Defs, Locate, callees, innermost
+from reviewbot.audit.pyfactcache import PythonFacts
 from reviewbot.review.context.excerpts import plan_ranges, render_block
 from reviewbot.review.context.index import RepoIndex
 from reviewbot.review.context.snapshot import Snapshot
@@ -42,6 +43,7 @@ class FlowSource:
     locate: Locate
     callers: Callable[[str], Callers]
     lock: threading.Lock = field(default_factory=threading.Lock, compare=False)  # the index is not thread-safe
+    python: PythonFacts = field(default_factory=PythonFacts, compare=False)  # Python modules' calls and imports
 
     def locked(self, work: Callable[[], T]) -> T:
         """`work` alone on this source (batches are checked at once, each reading the tree in a thread)."""
@@ -77,14 +79,15 @@ def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers], store: In
     def locate(name: str, near: str) -> Sequence[tuple[str, Definition]]:
         return index.definitions_of(name, near, limit=MAX_DEFINERS + 1)  # more than that is ambiguous anyway
 
-    return FlowSource(read, definitions, locate, callers)
+    return FlowSource(read, definitions, locate, callers, python=PythonFacts(facts))
 
 
 def plan_flow(finding: Finding, source: FlowSource, budget: int = FLOW_TOKENS) -> Flow:
     text = source.read(finding.path)
     function = innermost(source.definitions(finding.path), finding.line) if text is not None else None
-    called = callees(finding.path, text or "", function, source.definitions, source.read, source.locate) \
-        if function is not None else []
+    called = callees(finding.path, text or "", function, source.definitions, source.read, source.locate,
+                     facts=source.python) if function is not None else []
+    source.python.save()
     wanted: list[Block] = []
     for step in finding.evidence:
         if step.path != finding.path:
