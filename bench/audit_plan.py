@@ -9,7 +9,8 @@ reviewbot.audit.planner (chunks cut by the call graph, a byte-identical prefix, 
 before one verification each). CPU seconds count building every request (planning included), not the stand-in.
 Files are read from an export of the release on disk, as the local command and the workers read theirs. The
 incremental re-audit is measured as a user meets it: the audit of 5.2.1 ran before, so the facts cache
-(reviewbot/audit/factstore.py) holds 5.2.1's files; and cold, with an empty cache; best of --repeat runs each.
+(reviewbot/audit/factstore.py) holds 5.2.1's files and the context index's store the identifiers of its tree (its
+verification indexed them); and cold, with both empty; best of --repeat runs each, the full audit's too.
 """
 
 from __future__ import annotations
@@ -167,7 +168,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--write-readme", action="store_true")
     parser.add_argument("--skip-before", action="store_true", help="only the new planner (the old one is slow)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each incremental audit (the best is kept)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each audit (the best is kept)")
     args = parser.parse_args()
     repo = django_repo()
     new_files, old_files = tree_files(repo, "v5.2.2"), tree_files(repo, "v5.2.1")
@@ -177,8 +178,9 @@ def main() -> None:
         paths = auditable(snapshot.paths(), snapshot.read, DIRECTORY)
         known = sinks({p: new_files[p] for p in paths})
         runs = [] if args.skip_before else [before(snapshot, known)]
-        full, plan = after(snapshot, known, cache=SqliteFacts(work / "full"),  # empty caches: the first audit
-                           index=SqliteIndex(work / "index-full"))
+        fulls = [after(snapshot, known, cache=SqliteFacts(work / f"full-{n}"),  # empty caches: the first audit
+                       index=SqliteIndex(work / f"index-full-{n}")) for n in range(max(1, args.repeat))]
+        full, plan = min(fulls, key=lambda r: r[0].cpu)
         runs.append(full)
         old = MemorySnapshot(old_files)
         audited_before = set(auditable(old.paths(), old.read, DIRECTORY))
@@ -220,7 +222,7 @@ def report(runs: list[Run], plan: AuditPlan, changed: tuple[str, ...], audited: 
              f"from PyPI ({len(plan.sizes)} files audited, about {sum(plan.sizes.values()) // 4:,} tokens of code), "
              "offline stand-in model (bench/audit_standin.py), cost at K2.6 prices ($0.95/M input, $0.16/M cached, "
              "$4.00/M output) with the cache share the stand-in measured. Files read from the release exported to "
-             f"disk; the incremental rows are the best of {repeat} runs each.", "",
+             f"disk; each row of this planner is the best of {repeat} runs (CPU seconds; the machine is shared).", "",
              "| Audit | Chunks | Requests | Prompt tokens | Cached | Est. cost | Planning (wall) | Build CPU | "
              "CPU s per M prompt tokens | Findings reported |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
