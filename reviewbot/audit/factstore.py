@@ -101,16 +101,10 @@ class SqliteFacts:
         return self._guarded(work, {})
 
     def _stamp(self, db: sqlite3.Connection, keys: list[Key]) -> None:
-        """Mark what this audit found as just used (eviction keeps it); a lock held too long only skips that."""
-        if not keys:
-            return
-        try:
-            with db:
-                db.execute("BEGIN IMMEDIATE")
-                db.executemany("UPDATE facts2 SET used = ? WHERE blob = ? AND language = ?",
-                               [(self.clock(), blob, language) for blob, language in keys])
-        except sqlite3.OperationalError as exc:
-            log.warning("audit facts cache not updated: %s", exc)
+        """Mark what this audit found as just used (eviction keeps it)."""
+        if keys:
+            self._write(db, "UPDATE facts2 SET used = ? WHERE blob = ? AND language = ?",
+                        [(self.clock(), blob, language) for blob, language in keys])
 
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         if not entries:
@@ -169,7 +163,8 @@ class SqliteFacts:
 
         self._guarded(work, None)
 
-    def _write(self, db: sqlite3.Connection, sql: str, rows: list[tuple[float, str]]) -> None:
+    def _write(self, db: sqlite3.Connection, sql: str, rows: Sequence[tuple[float, str] | tuple[float, str, str]],
+               ) -> None:
         """Ages refreshed; a lock held too long only skips that."""
         try:
             with db:

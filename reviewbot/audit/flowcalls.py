@@ -3,12 +3,12 @@ level and inside the function, re-exports followed), methods of its own class, t
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.callgraph import MAX_DEFINERS, MIN_NAME
-from reviewbot.audit.pyfacts import Call, Imported, PyFunction, PyModule, module_facts
+from reviewbot.audit.pyfactcache import PythonFacts
+from reviewbot.audit.pyfacts import Call, Imported, PyFunction, PyModule
 from reviewbot.review.context.symbols import Definition, names_on_lines, parse
 
 Locate = Callable[[str, str], Sequence[tuple[str, Definition]]]  # (name, near path) -> where it is defined
@@ -35,7 +35,7 @@ def callees(path: str, text: str, function: Definition, definitions: Defs, read:
             locate: Locate, *, elsewhere: bool = True, facts: PyFacts | None = None) -> list[Callee]:
     """The definitions in other files (`elsewhere`; else in any file) that `function` (of `path`) calls, in the
     order of its calls. `facts`: each Python module's calls and imports (parsed here when not given)."""
-    python_facts = facts or parsed_facts
+    python_facts = facts or PythonFacts()  # kept for this call's files only
     module = python_facts(path, text) if path.endswith(".py") else None
     node = _node(module, function) if module is not None else None
     calls = (list(node.calls) if node is not None else []) if module is not None \
@@ -50,21 +50,6 @@ def callees(path: str, text: str, function: Definition, definitions: Defs, read:
                 seen.add((where, definition.start))
                 found.append(Callee(call.name, where, definition, call.line))
     return found
-
-
-def parsed_facts(path: str, text: str) -> PyModule | None:
-    """The module's facts parsed from its text (kept for a walk over many files: `forget_trees`)."""
-    return _parsed(text)
-
-
-@functools.lru_cache(maxsize=128)  # a flow's functions are walked one after another in the same files
-def _parsed(text: str) -> PyModule | None:
-    return module_facts(text)
-
-
-def forget_trees() -> None:
-    """Drop the facts kept for a walk over many files (memory, between audits)."""
-    _parsed.cache_clear()
 
 
 def _node(module: PyModule, function: Definition) -> PyFunction | None:

@@ -30,11 +30,13 @@ def test_each_function_s_calls_and_imports_are_those_its_own_tree_holds_in_ast_w
     assert [(f.name, f.start, f.end) for f in facts.functions] == \
         [(f.node.name, f.node.lineno, f.node.end_lineno) for f in sorted(walked, key=lambda f: f.order)]
     for got, function in zip(facts.functions, sorted(walked, key=lambda f: f.order), strict=True):
-        calls = sorted(function.calls, key=lambda c: (c.lineno, c.col_offset))
+        every = list(ast.walk(function.node))  # what the listing walked per function before these records
+        calls = sorted((n for n in every if isinstance(n, ast.Call)), key=lambda c: (c.lineno, c.col_offset))
         assert [(c.name, c.line) for c in got.calls] == \
             [(c.func.id if isinstance(c.func, ast.Name) else c.func.attr, c.lineno) for c in calls
              if isinstance(c.func, ast.Name | ast.Attribute)]
-        assert got.imports == tuple(b for n in function.walk_imports() for b in bindings(n))
+        assert got.imports == tuple(b for n in every if isinstance(n, ast.Import | ast.ImportFrom)
+                                    for b in bindings(n))
     view = facts.by_name["view"][0]  # the nested `view` is the outer one's too, and comes after it
     assert ("helpers", "fetch") in {(c.receiver, c.name) for c in view.calls}
     assert [name for name, _ in view.imports] == ["loader", "loader"]  # json, then pickle: the later one wins
