@@ -42,7 +42,6 @@ from reviewbot.audit.planner import AuditPlan, parsed_definitions, plan_audit
 from reviewbot.repos.dirsnapshot import DirSnapshot
 from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.config import context_options, parse_config, with_security
-from reviewbot.review.context.index import RepoIndex
 from reviewbot.review.context.snapshot import MemorySnapshot, Snapshot
 from reviewbot.review.context.store import IndexStore
 from reviewbot.review.diff.parse import parse_diff
@@ -152,7 +151,7 @@ def after(snapshot: Snapshot, known: dict[str, list], only: tuple[str, ...] | No
 
 def verified_before(tree: Snapshot, store: IndexStore) -> None:
     """What the last audit's verification left in the context index's store: the tree's identifiers per blob."""
-    RepoIndex(tree, skip=lambda _: False, store=store).files_with("_")
+    tree_source(tree, lambda _: [], store).locate("_", "")
 
 
 def row(run: Run) -> str:

@@ -25,9 +25,9 @@ class ActionCheck(CheckRun):
             raise
 
     async def complete(self, conclusion: str, title: str, summary: str,
-                       annotations: list[dict[str, Any]] | None = None) -> None:
+                       annotations: list[dict[str, Any]] | None = None, *, fixable: bool = False) -> None:
         self.ended = (conclusion, title, summary)
-        try:
+        try:  # the Action offers no Fix button: it has no worker to run the fix
             await super().complete(conclusion, title, summary, annotations)
         except GitHubError as exc:
             if refused(exc):

@@ -66,7 +66,8 @@ def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers], store: In
     indexes and parses only the content no earlier one saw), not scanned from the whole tree each time; `facts`: the
     plan's facts cache, whose definitions it reads before parsing (both need a snapshot that knows blob ids)."""
     files = frozenset(snapshot.paths())
-    index = RepoIndex(snapshot, skip=lambda _: False, store=store,
+    # The whole tree at once, not a review's nearest share: a name is located as a scan of every file finds it.
+    index = RepoIndex(snapshot, skip=lambda _: False, store=store, per_review=len(files),
                       known=known_definitions(facts) if facts is not None else None)
 
     def read(path: str) -> str | None:  # kept by the index: a flow's files are read again for every block

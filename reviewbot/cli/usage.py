@@ -106,7 +106,7 @@ def table(summary: Summary) -> Table:
     columns = [("Repository", "total", "left"), ("Reviews", str(t.reviewed), "right"),
                ("Failed", str(t.failed), "right"), ("Superseded", str(t.superseded), "right"),
                ("Skipped", str(t.skipped), "right"), ("Audits", str(t.audits), "right"),
-               ("Mean time", f"{t.mean_review_s:.0f}s", "right"),
+               ("Fixes", str(t.fixes), "right"), ("Mean time", f"{t.mean_review_s:.0f}s", "right"),
                ("Prompt tokens", f"{t.prompt_tokens:,}", "right"), ("Cached", f"{t.cache_ratio:.0%}", "right"),
                ("Completion", f"{t.completion_tokens:,}", "right"), ("Cost", f"${t.cost_usd:,.2f}", "right"),
                ("Cache saved", f"${t.saved_usd:,.2f}", "right")]
@@ -114,6 +114,6 @@ def table(summary: Summary) -> Table:
         grid.add_column(header, footer=footer, justify=justify)  # type: ignore[arg-type]
     for r in summary.repos:
         grid.add_row(r.repo, str(r.reviewed), str(r.failed), str(r.superseded), str(r.skipped), str(r.audits),
-                     f"{r.mean_review_s:.0f}s", f"{r.prompt_tokens:,}", f"{r.cache_ratio:.0%}",
+                     str(r.fixes), f"{r.mean_review_s:.0f}s", f"{r.prompt_tokens:,}", f"{r.cache_ratio:.0%}",
                      f"{r.completion_tokens:,}", f"${r.cost_usd:,.2f}", f"${r.saved_usd:,.2f}")
     return grid

@@ -8,17 +8,17 @@ from typing import Literal
 
 from reviewbot.commands.grammar import readings
 
-Verb = Literal["review", "full review", "security-review", "pause", "resume", "help", "audit", "unknown"]
+Verb = Literal["review", "full review", "security-review", "pause", "resume", "help", "audit", "fix", "unknown"]
 # The grammar reads every verb; each kind of comment acts on its own (a thread's `review` is a question).
 COMMENT_VERBS: dict[str, Verb] = {"review": "review", "full review": "full review", "pause": "pause",
                                   "security-review": "security-review", "resume": "resume", "help": "help",
-                                  "audit": "audit"}
-ThreadVerb = Literal["dismiss", "wont-fix", "false-positive", "forget"]
+                                  "audit": "audit", "fix": "fix"}
+ThreadVerb = Literal["dismiss", "wont-fix", "false-positive", "forget", "fix"]
 THREAD_VERBS: dict[str, ThreadVerb] = {"dismiss": "dismiss", "wont-fix": "wont-fix",
-                                       "false-positive": "false-positive", "forget": "forget"}
+                                       "false-positive": "false-positive", "forget": "forget", "fix": "fix"}
 DISMISSALS: frozenset[ThreadVerb] = frozenset({"dismiss", "wont-fix", "false-positive"})
 REASONS: dict[str, str] = {"dismiss": "dismissed", "wont-fix": "won't fix",
-                           "false-positive": "false positive", "forget": "forget"}
+                           "false-positive": "false positive", "forget": "forget", "fix": "fix"}
 MAX_AUDIT_PATHS = 20
 
 

@@ -13,14 +13,17 @@ ids and every one verified.
 - `@{name} audit [full] [PATH…]`: a security audit of this pull request's head (its alerts appear in its \
 checks; in an issue: of the default branch), or of these folders; only files changed since the default branch's \
 last audit are audited again, unless `full`.
+- `@{name} fix`: one checked fix for the open verified findings of the latest review (the most severe first), \
+pushed as a commit or offered as suggestions, when the operator turned fixes on.
 - `@{name} help`: this message.
 
 In one of reviewbot's review threads, as a paragraph of its own: `@{name} dismiss` (or `won't fix`, \
 `false positive`), optionally followed by a colon, a dash or a line break and your reason \
-(`@{name} dismiss: fixture data`), stops the finding from being raised again; `@{name} forget` undoes that. \
+(`@{name} dismiss: fixture data`), stops the finding from being raised again; `@{name} forget` undoes that; \
+`@{name} fix` fixes that one finding. \
 Anything else after the command's words makes the paragraph an ordinary comment.
 
-Only people with write access to the repository can start reviews."""
+Only people with write access to the repository can start reviews; the pull request's author may also ask for fixes."""
 
 
 def help_text(name: str) -> str:

@@ -11,6 +11,7 @@ from arq.worker import func
 
 from reviewbot.app.identity import remember_slug
 from reviewbot.app.port.code_scanning import MAX_POLLS
+from reviewbot.jobs.alert_job import learn_from_alert
 from reviewbot.jobs.audit.chunk_job import audit_chunk
 from reviewbot.jobs.audit.finish_job import finish_audit
 from reviewbot.jobs.audit.plan_job import plan_audit
@@ -19,6 +20,8 @@ from reviewbot.jobs.audit.schedule import SCAN_MINUTES, audit_schedules
 from reviewbot.jobs.audit.upload_status import audit_upload_status
 from reviewbot.jobs.commands.comment_job import handle_command
 from reviewbot.jobs.deps import Deps, build_deps
+from reviewbot.jobs.fix.fix_job import fix_pull_request
+from reviewbot.jobs.outcomes.closed_job import record_outcomes
 from reviewbot.jobs.pr_review.review_job import review_pull_request
 from reviewbot.jobs.suite_job import rerun_suite
 from reviewbot.jobs.thread_answers.conversation_job import answer_thread
@@ -56,6 +59,12 @@ def worker_jobs() -> WorkerJobs:
                    func(observed(answer_thread, "conversation"), name=names.CONVERSATION_FUNCTION,
                         max_tries=10_000),
                    func(observed(rerun_suite, "suite"), name=names.SUITE_FUNCTION, max_tries=5),
+                   # observed(..., "fix"): a fix that asked the model is a `fix` ledger record (pushed, suggested,
+                   # declined:<reason>)
+                   func(observed(fix_pull_request, "fix"), name=names.FIX_FUNCTION, max_tries=10_000),
+                   # A closed pull request: its findings' outcomes (no model request).
+                   func(observed(record_outcomes, "outcomes"), name=names.OUTCOMES_FUNCTION, max_tries=5),
+                   func(observed(learn_from_alert, "alert"), name=names.ALERT_FUNCTION, max_tries=5),
                    # Audits: a chunk waiting in the provider's queue defers itself, so tries are mostly polls.
                    # A plan handed to a worker with an idle core (CpuBusy) is one of arq's tries too.
                    func(observed(plan_audit, "audit"), name=names.PLAN_FUNCTION, max_tries=10_000),

@@ -27,7 +27,8 @@ class Entry:
     repo: str
     pr: int
     sha: str
-    outcome: str  # reviewed, failed, error, timeout, superseded, skipped, paused, budget; audited (an audit)
+    outcome: str  # reviewed, failed, error, timeout, superseded, skipped, paused, budget; audited (an audit);
+    # a fix's pushed, suggested, declined:<reason>
     reason: str = ""
     trigger: str = ""
     installation: int = 0
@@ -50,6 +51,7 @@ class Entry:
     model: str = ""
     job_id: str = ""
     delivery: str = ""
+    kind: str = ""  # "fix" for a fix (outcome pushed, suggested or declined:<reason>); "" for reviews and the rest
     at: float = 0.0
     id: str = ""
 
@@ -85,6 +87,7 @@ class Day:
     saved_usd: float = 0.0
     prompt_tokens: int = 0
     cached_tokens: int = 0
+    fixes: int = 0
 
     @property
     def cache_ratio(self) -> float:
@@ -128,6 +131,7 @@ class Ledger:
         pipe.hincrby(day_key, "runs", 1)
         pipe.hincrby(day_key, "reviews", int(entry.outcome == "reviewed"))
         pipe.hincrby(day_key, "failures", int(entry.outcome in FAILED))
+        pipe.hincrby(day_key, "fixes", int(entry.kind == "fix"))
         pipe.hincrby(day_key, "micro_usd", round(entry.cost_usd * MICRO))
         pipe.hincrby(day_key, "micro_saved", round(entry.saved_usd * MICRO))
         pipe.hincrby(day_key, "prompt_tokens", entry.prompt_tokens)
@@ -170,7 +174,8 @@ class Ledger:
             result.append(Day(date, runs=got.get("runs", 0), reviews=got.get("reviews", 0),
                               failures=got.get("failures", 0), cost_usd=got.get("micro_usd", 0) / MICRO,
                               saved_usd=got.get("micro_saved", 0) / MICRO,
-                              prompt_tokens=got.get("prompt_tokens", 0), cached_tokens=got.get("cached_tokens", 0)))
+                              prompt_tokens=got.get("prompt_tokens", 0), cached_tokens=got.get("cached_tokens", 0),
+                              fixes=got.get("fixes", 0)))
         return result
 
 

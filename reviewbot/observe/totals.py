@@ -24,6 +24,8 @@ class Totals:
     superseded: int = 0
     skipped: int = 0  # skipped, paused, out of budget
     audits: int = 0  # finished audits (their whole cost is in the token and dollar columns)
+    fixes: int = 0  # fixes that asked the model: pushed, suggested or declined
+    fixes_declined: int = 0
     review_seconds: float = 0.0  # summed over reviewed records
     prompt_tokens: int = 0
     cached_tokens: int = 0
@@ -33,7 +35,10 @@ class Totals:
 
     def add(self, e: Entry) -> None:
         self.records += 1
-        if e.outcome == "reviewed":
+        if e.kind == "fix":
+            self.fixes += 1
+            self.fixes_declined += int(e.outcome.startswith("declined"))
+        elif e.outcome == "reviewed":
             self.reviewed += 1
             self.review_seconds += e.duration_s
         elif e.outcome in FAILED:

@@ -9,12 +9,15 @@ REVIEW_FUNCTION = "review_pull_request"
 COMMAND_FUNCTION = "handle_command"
 CONVERSATION_FUNCTION = "answer_thread"
 SUITE_FUNCTION = "rerun_suite"
+FIX_FUNCTION = "fix_pull_request"
 PUSH_AUDIT_FUNCTION = "audit_after_push"
+ALERT_FUNCTION = "learn_from_alert"
 PLAN_FUNCTION = "plan_audit"
 CHUNK_FUNCTION = "audit_chunk"
 FINISH_FUNCTION = "finish_audit"
 SCHEDULE_FUNCTION = "audit_schedules"
 POLL_FUNCTION = "audit_upload_status"
+OUTCOMES_FUNCTION = "record_outcomes"
 
 
 def serialize(obj: Any) -> bytes:

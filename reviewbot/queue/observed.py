@@ -113,8 +113,9 @@ async def _finish(ctx: dict[str, Any], function: str, scope: Scope, end: End, st
         if (remaining := port.rate_limit()) is not None:
             batch.set(RATE_LIMIT, remaining[0], installation=installation)
     try:
-        # A conversation job that made no model request (refused, a dismissal) costs nothing and is not recorded.
-        if function == "review" or (function == "conversation" and scope.requests):
+        # A conversation or fix job that made no model request (refused, a dismissal, asked again) costs nothing
+        # and is not recorded.
+        if function == "review" or (function in ("conversation", "fix") and scope.requests):
             await _ledger(ctx, settings, scope, end, started, batch, function)
     except (RedisError, OSError) as exc:
         log.warning("ledger not written: Redis unavailable", extra={"error": type(exc).__name__})
@@ -168,7 +169,7 @@ async def _ledger(ctx: dict[str, Any], settings: Settings, scope: Scope, end: En
         prompt_tokens=total.prompt_tokens, cached_tokens=total.cached_tokens,
         completion_tokens=total.completion_tokens, cost_usd=total.cost_usd, saved_usd=earlier.saved_usd + saved,
         requests=total.requests, async_requests=total.async_requests, model=scope.model or earlier.model,
-        job_id=job_id, delivery=str(f.get("delivery", "")))
+        job_id=job_id, delivery=str(f.get("delivery", "")), kind="fix" if function == "fix" else "")
     await Ledger(redis, settings.ledger_days).record(entry, now=now)
     if function == "review":
         batch.observe(REVIEW_DURATION, now - first, outcome=end.outcome)

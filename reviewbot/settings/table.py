@@ -101,6 +101,11 @@ class Settings:
     max_tool_turns: int = env("REVIEWBOT_MAX_TOOL_TURNS", p.count, 8, "Tool turns before the model must answer.")
     conversation_pr_limit: int = env("REVIEWBOT_CONVERSATION_PR_LIMIT", p.count, 20,
                                      "Questions answered in review threads per pull request per day (UTC).")
+    fixes: str = env("REVIEWBOT_FIXES", p.choice("off", "suggest", "push"), "off",
+                     "`@app fix` and the check run's Fix button: off; suggest (suggestion blocks or a patch, never "
+                     "a push); push (one commit on a same-repository pull request's branch; asks for contents: write).")
+    fix_max_findings: int = env("REVIEWBOT_FIX_MAX_FINDINGS", p.count, 5,
+                                "Findings one pull-request-wide `@app fix` takes on (the most severe first).")
     conversation_user_limit: int = env("REVIEWBOT_CONVERSATION_USER_LIMIT", p.count, 10,
                                        "Questions answered in review threads per person per day, over all the "
                                        "installation's repositories.")

@@ -8,6 +8,7 @@ DELIVERY_TTL = 8 * 86_400
 STATE_TTL = 30 * 86_400
 MEMO_TTL = 86_400
 LAYOUT_TTL = 30 * 86_400  # a PR untouched for a month starts fresh
+OUTCOME_TTL = 180 * 86_400  # a posted finding's record and outcome, from its posting
 
 # -- job ids (arq keeps each as `arq:job:<id>` while queued): derived from the job's arguments, so enqueueing twice
 # stores one job.
@@ -28,6 +29,22 @@ def conversation_job_id(repo: str, comment_id: int) -> str:
 
 def suite_job_id(repo: str, suite_id: int) -> str:
     return f"{PREFIX}:suite:{repo}:{suite_id}"
+
+
+def fix_job_id(repo: str, number: int, head_sha: str, target: str) -> str:
+    """One fix per (repository, PR, head SHA, finding fingerprint or "all"): a second command or click while it is
+    queued or running stores nothing."""
+    return f"{PREFIX}:fix:{repo}#{number}@{head_sha}:{target}"
+
+
+def outcomes_job_id(repo: str, number: int, head_sha: str) -> str:
+    """One outcomes job per closed pull request and head: a redelivered `closed` stores nothing more."""
+    return f"{PREFIX}:closed:{repo}#{number}@{head_sha}"
+
+
+def alert_job_id(repo: str, number: int, delivery: str) -> str:
+    """One job per delivery of a code-scanning alert's dismissal or reopening (a redelivery stores nothing)."""
+    return f"{PREFIX}:alert:{repo}#{number}:{delivery}"
 
 
 def push_audit_job_id(repo: str, branch: str) -> str:
@@ -94,6 +111,13 @@ def learnings_key(repo: str) -> str:
 
 
 LEARNINGS_PREFIX = f"{PREFIX}:learnings:"
+OUTCOMES_PREFIX = f"{PREFIX}:outcomes:"
+
+
+def outcomes_key(installation_id: int, repo: str) -> str:
+    """The findings posted in a repository and their outcomes, under its installation: `PR:fingerprint` → JSON
+    (OUTCOME_TTL from the last posting; each record is dropped when read 180 days after it was posted)."""
+    return f"{OUTCOMES_PREFIX}{int(installation_id)}:{repo.lower()}"
 
 # -- commands and thread questions
 
@@ -133,3 +157,16 @@ def tries_key(job_id: str) -> str:
 def memo_prefix(scope: str) -> str:
     """A job's model answers and queued requests (MEMO_TTL): `:done:<request>`, `:pending:<request>`, `:waiting`."""
     return f"{PREFIX}:memo:{scope}"
+
+
+# -- fixes (STATE_TTL)
+
+
+def fix_done_key(repo: str, number: int, head_sha: str, target: str) -> str:
+    """How the fix of a finding (fingerprint, or "all") on a head ended, as JSON: asking again costs nothing."""
+    return f"{PREFIX}:fix-done:{repo}#{number}@{head_sha}:{target}"
+
+
+def fix_replan_key(repo: str, number: int, head_sha: str, target: str) -> str:
+    """Set when a fix whose ref update lost to a push was planned again on that new head: once per head."""
+    return f"{PREFIX}:fix-replan:{repo}#{number}@{head_sha}:{target}"

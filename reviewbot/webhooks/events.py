@@ -7,13 +7,15 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from reviewbot.commands.decisions import Command, parse_command
-from reviewbot.queue.request import ReviewRequest
+from reviewbot.queue.request import AlertChange, ReviewRequest
+from reviewbot.webhooks.alert_events import alert_change
 from reviewbot.webhooks.pushes import DefaultBranchPush, default_branch_push
 from reviewbot.webhooks.review_comments import TRUSTED_ASSOCIATIONS, ThreadReply, review_comment
 
 T = TypeVar("T")
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
 RERUN_ACTION = "rereview"
+FIX_ACTION = "fix"  # the check run's Fix button (jobs/pr_review/checkrun.py shows it)
 
 
 class PayloadError(ValueError):
@@ -43,9 +45,26 @@ class Rerun:
 
 
 @dataclass(frozen=True)
+class FixButton:
+    """The Fix button on the check run: every open verified finding of the pull request, fixed on that head.
+    `sender` pressed it; the fix job checks their permission as for a command."""
+
+    installation_id: int
+    repo: str
+    head_sha: str
+    numbers: tuple[int, ...]
+    sender: str
+
+
+@dataclass(frozen=True)
 class Closed:
+    """A pull request closed, merged or not: its findings' outcomes are decided."""
+
+    installation_id: int
     repo: str
     number: int
+    head_sha: str
+    merged: bool
 
 
 @dataclass(frozen=True)
@@ -63,8 +82,8 @@ class Ping:
     zen: str
 
 
-Decision = (ReviewRequest | CommentCommand | ThreadReply | Rerun | Closed | DefaultBranchPush | Ignored | Accepted
-            | Ping)
+Decision = (ReviewRequest | CommentCommand | ThreadReply | Rerun | FixButton | Closed | DefaultBranchPush | AlertChange
+            | Ignored | Accepted | Ping)
 
 
 def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> Decision:
@@ -84,6 +103,9 @@ def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> De
     if event == "push":
         push = default_branch_push(payload, _field)
         return Ignored(push) if isinstance(push, str) else push
+    if event == "code_scanning_alert":
+        change = alert_change(payload, _field)
+        return Ignored(change) if isinstance(change, str) else change
     return Ignored(f"event {event!r} is not handled")
 
 
@@ -92,7 +114,8 @@ def _pull_request(payload: dict[str, Any]) -> Decision:
     pr = _field(payload, "pull_request", dict)
     repo = _repo(payload)
     if action == "closed":
-        return Closed(repo=repo, number=_field(pr, "number", int))
+        return Closed(installation_id=_installation(payload), repo=repo, number=_field(pr, "number", int),
+                      head_sha=_field(_field(pr, "head", dict), "sha", str), merged=pr.get("merged") is True)
     if action not in REVIEW_ACTIONS:
         return Ignored(f"pull_request action {action!r} does not start a review")
     before = payload.get("before") if action == "synchronize" else None
@@ -127,6 +150,10 @@ def _check_run(payload: dict[str, Any]) -> Decision:
     run = _field(payload, "check_run", dict)
     if action == "requested_action":
         identifier = _field(_field(payload, "requested_action", dict), "identifier", str)
+        if identifier == FIX_ACTION:
+            return FixButton(installation_id=_installation(payload), repo=_repo(payload),
+                             head_sha=_field(run, "head_sha", str), numbers=_numbers(run) or _external_number(run),
+                             sender=_field(_field(payload, "sender", dict), "login", str))
         if identifier != RERUN_ACTION:
             return Ignored(f"unknown check run action {identifier!r}")
     elif action != "rerequested":

@@ -11,11 +11,11 @@ from arq.connections import ArqRedis
 
 from reviewbot.queue import functions
 from reviewbot.queue.enqueue import Stored, enqueue_review, store_job
-from reviewbot.queue.request import ReviewRequest
+from reviewbot.queue.request import ALL, AlertChange, FixArgs, ReviewRequest
 from reviewbot.settings import Settings
 from reviewbot.state import keys
 from reviewbot.state.shared_keys import APP_SLUG_KEY
-from reviewbot.webhooks.events import Closed, CommentCommand, Decision, Rerun
+from reviewbot.webhooks.events import Closed, CommentCommand, Decision, FixButton, Rerun
 from reviewbot.webhooks.pushes import DefaultBranchPush
 from reviewbot.webhooks.review_comments import ThreadReply
 
@@ -50,8 +50,13 @@ class Intake:
         if isinstance(decision, ReviewRequest):
             return await self._review(dataclasses.replace(decision, run=delivery), delivery)
         if isinstance(decision, Closed):
-            # Nothing to store: every job asks GitHub for the PR's state before doing anything, and stops there.
-            return Outcome(202, {"status": "cancelled", "reason": "pull request closed"})
+            # Queued reviews need nothing: every job asks GitHub for the PR's state first and stops there. The
+            # findings' outcomes are read by a job (GitHub calls), one per pull request and head.
+            job_id = keys.outcomes_job_id(decision.repo, decision.number, decision.head_sha)
+            stored = await store_job(self.pool, functions.OUTCOMES_FUNCTION,
+                                     (decision.installation_id, decision.repo, decision.number, decision.head_sha,
+                                      decision.merged), {}, job_id, delivery=delivery)
+            return _outcome(stored, job_id, delivery)
         if isinstance(decision, Rerun):
             if not decision.numbers and decision.suite_id is not None:
                 # A fork's pull request: GitHub names none, but our check runs in the suite carry its number.
@@ -69,6 +74,8 @@ class Intake:
                                            delivery if i == 0 or not delivery else f"{delivery}#{n}")
                         for i, n in enumerate(decision.numbers)]
             return next((o for o in outcomes if o.status != 200), outcomes[0])
+        if isinstance(decision, FixButton):
+            return await self._fix(decision, delivery)
         if isinstance(decision, CommentCommand):
             job_id = keys.command_job_id(decision.repo, decision.comment_id)
             stored = await store_job(
@@ -87,6 +94,12 @@ class Intake:
                                      (decision.installation_id, decision.repo, decision.branch), {}, job_id,
                                      delivery=delivery, defer_s=self.settings.audit_push_delay)
             return _outcome(stored, job_id, delivery)
+        if isinstance(decision, AlertChange):
+            # Who dismissed it and what the code was are GitHub reads: the worker's.
+            job_id = keys.alert_job_id(decision.repo, decision.number, delivery)
+            args = (decision.installation_id, decision.repo, dataclasses.asdict(decision))
+            stored = await store_job(self.pool, functions.ALERT_FUNCTION, args, {}, job_id, delivery=delivery)
+            return _outcome(stored, job_id, delivery)
         if isinstance(decision, ThreadReply):
             job_id = keys.conversation_job_id(decision.repo, decision.comment_id)
             stored = await store_job(
@@ -97,6 +110,18 @@ class Intake:
                 delivery=delivery)
             return _outcome(stored, job_id, delivery)
         return Outcome(202, {"status": "ignored"})
+
+    async def _fix(self, button: FixButton, delivery: str) -> Outcome:
+        """One fix job per pull request the check run names, on its head: a second click stores nothing."""
+        if not button.numbers:
+            return Outcome(202, {"status": "ignored", "reason": "no pull request for this check"})
+        outcomes = []
+        for i, number in enumerate(button.numbers):
+            args = FixArgs(button.installation_id, button.repo, number, button.head_sha, ALL, button.sender, "button")
+            stored = await store_job(self.pool, functions.FIX_FUNCTION, args.job_args(), {}, args.job_id,
+                                     delivery=delivery if i == 0 or not delivery else f"{delivery}#{number}")
+            outcomes.append(_outcome(stored, args.job_id, delivery))
+        return next((o for o in outcomes if o.status != 200), outcomes[0])
 
     async def _review(self, request: ReviewRequest, delivery: str) -> Outcome:
         job_id = keys.review_job_id(request.repo, request.number, request.head_sha)

@@ -44,6 +44,8 @@ OPERATIONS: list[tuple[str, str]] = [
     ("get", f"{_R}/pulls/{{pull_number}}"), ("get", f"{_R}/pulls/{{pull_number}}/files"),
     ("get", f"{_R}/pulls/{{pull_number}}/reviews"), ("post", f"{_R}/pulls/{{pull_number}}/reviews"),
     ("get", f"{_R}/pulls/{{pull_number}}/comments"),
+    # Outcomes (issue 35): reactions on the App's line comments, read when the pull request closes.
+    ("get", f"{_R}/pulls/comments/{{comment_id}}/reactions"),
     ("post", f"{_R}/pulls/{{pull_number}}/comments/{{comment_id}}/replies"),
     ("post", f"{_R}/check-runs"), ("get", f"{_R}/check-runs/{{check_run_id}}"),
     ("patch", f"{_R}/check-runs/{{check_run_id}}"), ("get", f"{_R}/check-runs/{{check_run_id}}/annotations"),
@@ -66,9 +68,18 @@ OPERATIONS += [
     ("get", f"{_R}/security-advisories"), ("post", f"{_R}/security-advisories"),
     ("get", f"{_R}/security-advisories/{{ghsa_id}}"), ("patch", f"{_R}/security-advisories/{{ghsa_id}}"),
 ]
+# Fixes (issue 34): one commit on a pull request's branch through the Git Data API (blobs, a tree on the head's,
+# the commit, then a non-forced ref update), and the ref read back.
+OPERATIONS += [
+    ("post", f"{_R}/git/blobs"), ("post", f"{_R}/git/trees"), ("post", f"{_R}/git/commits"),
+    ("get", f"{_R}/git/commits/{{commit_sha}}"), ("get", f"{_R}/git/ref/{{ref}}"),
+    ("patch", f"{_R}/git/refs/{{ref}}"), ("post", f"{_R}/git/refs"),
+]
+# One memory with code scanning (issue 35): a review reads its own tool's open alerts.
+OPERATIONS += [("get", f"{_R}/code-scanning/alerts")]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
-          "installation", "installation_repositories", "ping", "push"]
+          "installation", "installation_repositories", "ping", "push", "code_scanning_alert"]
 
 
 def fetch(dest: Path) -> dict[str, Path]:

@@ -30,6 +30,7 @@ from tests.fakes import (
     github_checks,
     github_code_scanning,
     github_contract,
+    github_git,
     github_graphql,
     github_issues,
     github_linked,
@@ -69,6 +70,14 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("PATCH", "/app/hook/config", "jwt", github_apps.update_hook_config),
     ("POST", "/graphql", "token", github_graphql.graphql),
     ("GET", f"{_REPO}/git/trees/{{ref:path}}", "token", github_repos.get_tree),
+    # Fixes: one commit on a pull request's branch (blobs, a tree on the head's, the commit, the ref moved).
+    ("POST", f"{_REPO}/git/blobs", "token", github_git.create_blob),
+    ("POST", f"{_REPO}/git/trees", "token", github_git.create_tree),
+    ("GET", f"{_REPO}/git/commits/{{sha}}", "token", github_git.get_commit),
+    ("POST", f"{_REPO}/git/commits", "token", github_git.create_commit),
+    ("GET", f"{_REPO}/git/ref/{{ref:path}}", "token", github_git.get_ref),
+    ("PATCH", f"{_REPO}/git/refs/{{ref:path}}", "token", github_git.update_ref),
+    ("POST", f"{_REPO}/git/refs", "token", github_git.create_ref),
     ("GET", _REPO, "token", github_repos.get_repo),
     ("GET", f"{_REPO}/pulls/{{number}}", "token", github_repos.get_pull),
     ("GET", f"{_REPO}/pulls/{{number}}/files", "token", github_repos.list_pull_files),
@@ -81,6 +90,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("POST", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.create_review),
     ("GET", f"{_REPO}/pulls/{{number}}/comments", "token", github_reviews.list_review_comments),
     ("POST", f"{_REPO}/pulls/{{number}}/comments/{{comment_id}}/replies", "token", github_reviews.reply_to_comment),
+    ("GET", f"{_REPO}/pulls/comments/{{comment_id}}/reactions", "token", github_reviews.list_comment_reactions),
     ("GET", f"{_REPO}/compare/{{spec:path}}", "token", github_repos.compare),
     ("POST", f"{_REPO}/check-runs", "token", github_checks.create_check_run),
     ("GET", f"{_REPO}/check-runs/{{check_run_id}}", "token", github_checks.get_check_run),
@@ -100,6 +110,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     # Security audits: SARIF uploads to code scanning, and the tracking issue where code scanning is off.
     ("POST", f"{_REPO}/code-scanning/sarifs", "token", github_code_scanning.upload),
     ("GET", f"{_REPO}/code-scanning/sarifs/{{sarif_id}}", "token", github_code_scanning.status),
+    ("GET", f"{_REPO}/code-scanning/alerts", "token", github_code_scanning.list_alerts),
     ("GET", f"{_REPO}/issues", "token", github_repo_issues.list_issues),
     ("POST", f"{_REPO}/issues", "token", github_repo_issues.create),
     ("PATCH", f"{_REPO}/issues/{{issue_number}}", "token", github_repo_issues.update),
@@ -308,6 +319,14 @@ class FakeGitHub(GitHubState):
         with self.lock:
             return [dict(a) for a in self.code_scanning_alerts[repo] if state in (None, a["state"])]
 
+    def decide_alert(self, repo: str, number: int, *, by: str, reason: str | None,
+                     installation_id: int) -> dict[str, Any]:
+        """A person dismisses (`reason`) or reopens (None) code-scanning alert `number` in GitHub's interface;
+        returns the `code_scanning_alert` webhook GitHub then delivers, for the test to send."""
+        with self.lock:
+            return github_code_scanning.decide(self, repo, number, by=by, reason=reason,
+                                               installation_id=installation_id)
+
     def add_analysis(self, repo: str, ref: str, run: dict[str, Any]) -> None:
         """An analysis GitHub processed earlier (an upload of an earlier version), its alerts opened or closed."""
         with self.lock:
@@ -357,6 +376,19 @@ class FakeGitHub(GitHubState):
             pr.state = state
             pr.updated_at = now_iso()
             return github_repos.pull_json(self, pr)
+
+    def react(self, comment_id: int, content: str, login: str) -> None:
+        """Someone reacts to a comment (an issue comment or a review comment) in GitHub's interface."""
+        with self.lock:
+            self.reactions[comment_id].append({"id": self.next_id(), "node_id": f"REA_fake{comment_id}",
+                                               "user": self.user(login), "content": content,
+                                               "created_at": now_iso()})
+
+    def resolve_as(self, thread_id: str, login: str) -> None:
+        """A person presses "Resolve conversation" on a review thread."""
+        with self.lock:
+            self.resolved_threads.add(thread_id)
+            self.resolvers[thread_id] = login
 
     def slow(self, method: str, path_regex: str, seconds: float, times: int = 1) -> None:
         """The next `times` matching requests get the answer computed when they arrive, `seconds` later: what

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from tests.fakes.diffs import FileDiff, parse_git_diff
+from tests.fakes.diffs import FileDiff, git_diff, parse_git_diff
 from tests.fakes.github_core import WEB_URL, not_found, now_iso, user_json
 
 DEFAULT_PERMISSIONS = {
@@ -194,6 +194,7 @@ class GitHubState:
             self.hook_config: dict[str, Any] = {"content_type": "json", "insecure_ssl": "0",
                                                 "url": "https://reviewbot.example.com/webhooks/github"}
             self.resolved_threads: set[str] = set()
+            self.resolvers: dict[str, str] = {}  # thread id -> who resolved it (GraphQL `resolvedBy`)
             self.suites: dict[tuple[str, str], int] = {}  # (repo, head SHA) -> the App's check suite there
             # Files attached to descriptions and comments: asset id -> (content type, bytes).
             self.attachments: dict[str, tuple[str, bytes]] = {}
@@ -216,6 +217,13 @@ class GitHubState:
             # Disclosure (tests/fakes/github_advisories.py): public repositories (every other one is private), and
             # repository security advisories per repository.
             self.advisories: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
+            # The Git Data API (tests/fakes/github_git.py): blobs and trees by (repo, sha), and the commits made
+            # through it, in order (a fix commit's files are in `commits` like any other).
+            self.blobs: dict[tuple[str, str], str] = {}
+            self.git_trees: dict[tuple[str, str], dict[str, str]] = {}
+            self.git_commits: list[tuple[str, str]] = []
+            # (repo, path) of executable files (mode 100755 in trees; a tree written through the API sets or clears it)
+            self.executables: set[tuple[str, str]] = set()
 
     def suite_id(self, repo: str, head_sha: str) -> int:
         """GitHub makes one check suite per App and commit: every check run of ours on that commit is in it."""
@@ -262,6 +270,21 @@ class GitHubState:
             if pr.head_repo == repo and pr.head_ref == ref:
                 return pr.head_sha
         return None
+
+    def move_branch(self, repo: str, branch: str, sha: str) -> None:
+        """A ref update: the open pull request whose head branch this is gets `sha` (a commit already in `commits`,
+        its parents set) as a new revision, its diff recomputed against the base; any other branch just moves."""
+        pr = next((p for p in reversed(list(self.pulls.values()))
+                   if p.head_repo == repo and p.head_ref == branch and p.state == "open"), None)
+        if pr is None:
+            self.branches[(repo, branch)] = sha
+        else:
+            files = self.commits[(repo, sha)]
+            for target in {pr.repo, pr.head_repo}:
+                self.commits[(target, sha)] = dict(files)
+            pr.push(sha, git_diff(self.commits[(pr.repo, pr.base_sha)], files))
+            pr.updated_at = now_iso()
+        self.pushed_to(repo)
 
     def pushed_to(self, repo: str) -> None:
         """A push to any branch of `repo` (its `pushed_at` moves on)."""

@@ -67,6 +67,41 @@ def thread_question(request_json: dict[str, Any]) -> str | None:
     return content if isinstance(content, str) and content.startswith(THREAD_HEADER) else None
 
 
+# A fix request (reviewbot.fixes.fix_turns): the last user message starts with this header, and the answer's schema
+# is named `fix_edits`; its verification's header and schema name follow.
+FIX_HEADER = "## Fix request"
+VERIFY_FIX_HEADER = "## Fix verification"
+FIX_SCHEMA_NAME, FIX_VERDICT_SCHEMA_NAME = "fix_edits", "fix_verdict"
+
+
+def schema_name(request_json: dict[str, Any]) -> str | None:
+    """The name of the JSON Schema a request's response_format holds the answer to, when it names one."""
+    wrapped = (request_json.get("response_format") or {}).get("json_schema")
+    return str(wrapped["name"]) if isinstance(wrapped, dict) and isinstance(wrapped.get("name"), str) else None
+
+
+def fix_turn(request_json: dict[str, Any]) -> str | None:
+    """"fix" or "verify-fix" for reviewbot's fix requests, by schema name or (any response_format) header; None
+    for any other request."""
+    name = schema_name(request_json)
+    if name in (FIX_SCHEMA_NAME, FIX_VERDICT_SCHEMA_NAME):
+        return "fix" if name == FIX_SCHEMA_NAME else "verify-fix"
+    messages = [m for m in request_json.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"]
+    content = messages[-1].get("content") if messages else None
+    if isinstance(content, str) and content.startswith((FIX_HEADER, VERIFY_FIX_HEADER)):
+        return "fix" if content.startswith(FIX_HEADER) else "verify-fix"
+    return None
+
+
+def fix_json(edits: list[tuple[str, str, str]], explanation: str = "Guard the case the finding names.") -> str:
+    """A fix answer: (path, old text, new text) edits."""
+    return json.dumps({"explanation": explanation,
+                       "edits": [{"path": p, "old": old, "new": new} for p, old, new in edits]})
+
+
+NO_FIX = fix_json([])
+
+
 def image_parts(request_json: dict[str, Any]) -> list[dict[str, Any]]:
     """The OpenAI-style `image_url` content parts of a request, in order."""
     return [part for m in request_json.get("messages") or [] if isinstance(m, dict)
@@ -79,12 +114,20 @@ def verdicts_json(verdicts: list[dict[str, Any]]) -> str:
 
 
 def answering(review: str | Callable[[dict[str, Any]], str],
-              verdicts: dict[str, tuple[str, str | None]] | None = None) -> Callable[[dict[str, Any]], str]:
+              verdicts: dict[str, tuple[str, str | None]] | None = None, *,
+              fix: str | Callable[[dict[str, Any]], str] = NO_FIX, fixed: bool = True,
+              ) -> Callable[[dict[str, Any]], str]:
     """A `default`: review requests get `review` (text, or a function of the request); verification requests
-    get a verdict per candidate by title, `verdicts[title] = (verdict, new severity)`, others confirmed."""
+    get a verdict per candidate by title, `verdicts[title] = (verdict, new severity)`, others confirmed. Fix
+    requests get `fix` (no edits unless given), their verification `fixed`."""
     chosen = verdicts or {}
 
     def answer(request_json: dict[str, Any]) -> str:
+        turn = fix_turn(request_json)
+        if turn == "fix":
+            return fix if isinstance(fix, str) else fix(request_json)
+        if turn == "verify-fix":
+            return json.dumps({"fixed": fixed, "reason": "fake verifier: " + ("fixed" if fixed else "still there")})
         if thread_question(request_json) is not None:
             return json.dumps({"answer": "An empty list makes `len(items)` zero, so the division raises."})
         candidates = verification_candidates(request_json)
@@ -299,6 +342,10 @@ class FakeModel:
     def review_requests(self) -> list[RecordedRequest]:
         """Requests other than reviewbot's verification requests (which follow a review with findings)."""
         return [r for r in self.requests if not isinstance(r.json, dict) or verification_candidates(r.json) is None]
+
+    def fix_requests(self) -> list[RecordedRequest]:
+        """reviewbot's fix requests (not their verification), in order."""
+        return [r for r in self.requests if isinstance(r.json, dict) and fix_turn(r.json) == "fix"]
 
     def script_reply(
         self,

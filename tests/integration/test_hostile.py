@@ -35,7 +35,8 @@ from tests.helpers import deliver, payload
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                        HealthCheck.data_too_large])
-EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "ping", "installation", "push", ""]
+EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "ping", "installation", "push",
+          "code_scanning_alert", ""]
 FIXTURES = ["pull_request.opened", "pull_request.synchronize", "pull_request.closed", "issue_comment.created",
             "check_run.rerequested", "check_run.requested_action", "check_suite.rerequested", "ping"]
 CONTENT_TYPES = ["application/json", "application/json; charset=utf-8", "application/JSON", "text/plain",
@@ -160,8 +161,9 @@ def test_signed_garbage_never_gets_a_5xx_and_only_well_formed_jobs_are_queued(
     if response.json().get("status") == "queued":
         raw = hook.redis.get(f"arq:job:{response.json()['job_id']}")
         job = json.loads(raw or b"null")  # JSON, never pickle
-        installation, repo, number, head_sha = job["a"]
+        installation, repo, number, head_sha, *more = job["a"]  # a closed pull request's job adds `merged`
         assert isinstance(installation, int) and isinstance(number, int) and isinstance(repo + head_sha, str)
+        assert all(isinstance(m, bool) for m in more) and len(more) <= 1
     hook.redis.flushall()
 
 

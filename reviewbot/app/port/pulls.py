@@ -43,6 +43,13 @@ class PullInfo:
     labels: tuple[str, ...] = ()
     changed_files: int = 0
     visibility: Visibility = "unknown"  # of the base repository: who can read the pull request
+    head_repo: str = ""  # owner/name of the head's repository ("" when a fork was deleted)
+    base_repo: str = ""
+
+    @property
+    def same_repository(self) -> bool:
+        """The head branch is in the base repository (not a fork): the App may push to it."""
+        return bool(self.head_repo) and self.head_repo.lower() == self.base_repo.lower()
 
 
 class PullsAPI(PortBase):
@@ -58,7 +65,9 @@ class PullsAPI(PortBase):
                         html_url=str(data.get("html_url") or ""), state=str(data.get("state") or "open"),
                         labels=tuple(str(lb.get("name")) for lb in data.get("labels") or [] if isinstance(lb, dict)),
                         changed_files=int(data.get("changed_files") or 0),
-                        visibility=visibility_of((data.get("base") or {}).get("repo")))
+                        visibility=visibility_of((data.get("base") or {}).get("repo")),
+                        head_repo=_full_name((data.get("head") or {}).get("repo")),
+                        base_repo=_full_name((data.get("base") or {}).get("repo")))
 
     async def get_diff(self, repo: str, number: int) -> str:
         """The unified diff; GitHubError with status 406 when GitHub finds it too large (see bigdiff)."""
@@ -82,3 +91,7 @@ class PullsAPI(PortBase):
     async def list_files(self, repo: str, number: int) -> list[dict[str, Any]]:
         """The PR's files (GitHub caps the list at 3,000), each with `patch` unless GitHub omitted it."""
         return await self._pages(f"GET files {repo}#{number}", f"/repos/{_q(repo)}/pulls/{int(number)}/files")
+
+
+def _full_name(repo: object) -> str:
+    return str(repo.get("full_name") or "") if isinstance(repo, dict) else ""

@@ -1,5 +1,5 @@
-"""handle_command: `@app review | full review | security-review | pause | resume | help` from a PR comment, and
-`@app audit [full] [PATH…]` from an issue or PR comment."""
+"""handle_command: `@app review | full review | security-review | pause | resume | fix | help` from a PR comment,
+and `@app audit [full] [PATH…]` from an issue or PR comment."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from reviewbot.jobs.audit.audit_target import pull_ref
 from reviewbot.jobs.audit.triggers import start_audit
 from reviewbot.jobs.commands.command_limits import first_telling, over_limit
 from reviewbot.jobs.commands.refusal import MAY_SPEND, tell_not_allowed
+from reviewbot.jobs.fix.fix_enqueue import ALL, FixArgs, enqueue_fix, may_fix
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import enqueue_review
 from reviewbot.queue.request import SECURITY_TRIGGER, ReviewRequest
@@ -42,6 +43,8 @@ async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, 
                  author: str, trusted: bool, verb: str, name: str, job_id: str, args: list[str],
                  pull: bool, key: bytes) -> dict[str, Any]:
     await port.add_reaction(repo, comment_id, "eyes")  # heard, before anything slow
+    if verb == "fix":  # its own permission rule: the pull request's author may fix their own pull request
+        return await _fix(port, redis, installation_id, repo, number, author, trusted, key)
     if not trusted and await port.permission(repo, author) not in MAY_SPEND:
         if await redis.set(keys.polite_key(repo, number, author), "1", nx=True, ex=keys.STATE_TTL):
             await tell_not_allowed(port, repo, number, author, key)
@@ -50,6 +53,20 @@ async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, 
     if verb == "audit":
         return await _audit(port, redis, installation_id, repo, number, comment_id, author, args, pull)
     return await _run(port, redis, installation_id, repo, number, author, verb, name, job_id)
+
+
+async def _fix(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, author: str,
+               trusted: bool, key: bytes) -> dict[str, Any]:
+    """Every open verified finding of the pull request, fixed on its head by the fix job (one job per head)."""
+    pull = await port.get_pull(repo, number)
+    if pull.state != "open":
+        return {"outcome": "closed"}
+    if not await may_fix(port, repo, author, pull.author, trusted=trusted):
+        if await redis.set(keys.polite_key(repo, number, author), "1", nx=True, ex=keys.STATE_TTL):
+            await tell_not_allowed(port, repo, number, author, key)
+        return {"outcome": "not allowed"}
+    stored = await enqueue_fix(redis, FixArgs(installation_id, repo, number, pull.head_sha, ALL, author, "comment"))
+    return {"outcome": stored, "sha": pull.head_sha}
 
 
 async def _audit(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, comment_id: int,

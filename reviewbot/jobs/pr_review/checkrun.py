@@ -16,16 +16,19 @@ log = logging.getLogger(__name__)
 CHECK_NAME = "reviewbot"
 RERUN_ACTION = {"label": "Re-review", "description": "Review the whole pull request again",
                 "identifier": "rereview"}
+# Shown when fixes are on and the review left fixable findings (GitHub: label ≤ 20, description ≤ 40, id ≤ 20).
+FIX_ACTION = {"label": "Fix", "description": "Fix the open findings, checked first", "identifier": "fix"}
 
 
 class CheckRun:
     """One check run per (repository, head SHA); its id is kept in Redis so a retried job updates it."""
 
     def __init__(self, port: GitHubPort, redis: Any, repo: str, head_sha: str, number: int, *,
-                 adopt: bool = False) -> None:
+                 adopt: bool = False, fixes: bool = False) -> None:
         self.port, self.redis, self.repo, self.head_sha, self.number = port, redis, repo, head_sha, number
         self.id: int | None = None
         self.adopt = adopt  # a re-run: an earlier attempt may have created the run without recording its id
+        self.fixes = fixes  # the operator turned fixes on: a review with fixable findings offers the Fix button
 
     async def open(self, status: str, title: str, summary: str) -> int:
         key = keys.check_run_key(self.repo, self.head_sha)
@@ -52,8 +55,9 @@ class CheckRun:
                                                                   "output": {"title": title, "summary": summary}})
 
     async def complete(self, conclusion: str, title: str, summary: str,
-                       annotations: list[dict[str, Any]] | None = None) -> None:
-        """End it with a conclusion; annotations go 50 per request (GitHub's limit), appended by PATCH."""
+                       annotations: list[dict[str, Any]] | None = None, *, fixable: bool = False) -> None:
+        """End it with a conclusion; annotations go 50 per request (GitHub's limit), appended by PATCH. The Fix
+        button is offered when fixes are on and the review left `fixable` findings."""
         if self.id is None:
             self.id = await self.open("in_progress", title, summary)
         pending = annotations or []
@@ -61,7 +65,8 @@ class CheckRun:
         output: dict[str, Any] = {"title": title, "summary": summary[:65_000]}
         await self.port.update_check_run(self.repo, self.id, {
             "status": "completed", "conclusion": conclusion, "completed_at": now(),
-            "output": {**output, "annotations": batches[0]}, "actions": [RERUN_ACTION]})
+            "output": {**output, "annotations": batches[0]},
+            "actions": [RERUN_ACTION, *([FIX_ACTION] if fixable and self.fixes else [])]})
         for batch in batches[1:]:
             await self.port.update_check_run(self.repo, self.id, {"output": {**output, "annotations": batch}})
         if self.redis is not None:

@@ -17,6 +17,7 @@ from reviewbot.errors import LeaseLost, ModelBusy, PermanentError, RetryableErro
 from reviewbot.inference.budget import BudgetBusy, BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.verify_request import StructuredVerifier
+from reviewbot.jobs.outcomes.recording import record_review
 from reviewbot.jobs.pr_review.checkrun import CheckRun
 from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, config_digest, load_config
 from reviewbot.jobs.pr_review.pipeline import ReviewPorts, review_head
@@ -56,7 +57,7 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
     retry = int(ctx.get("job_try") or 1) > 1
     job = {"repo": repo, "pr": number, "sha": head_sha[:12], "trigger": trigger, "job_try": ctx.get("job_try", 1)}
     port = deps.installation_port(installation_id)
-    check = CheckRun(port, redis, repo, head_sha, number, adopt=retry)
+    check = CheckRun(port, redis, repo, head_sha, number, adopt=retry, fixes=deps.settings.fixes != "off")
     # Ours ends before arq's job timeout, whose cancellation would leave the check run spinning.
     limit = asyncio.timeout(review_time(deps.settings.job_timeout))
     if (scope := current()) is not None:  # every paid request is charged as it arrives, however the review ends
@@ -217,6 +218,8 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
     reviewed = await review_head(ports, check, request, pull, loaded, security=security, full=full)
     if reviewed.outcome == "reviewed":
         await redis.delete(keys.security_key(job_id))
+        await record_review(redis, request.installation_id, request.repo, request.number, posted=reviewed.posted,
+                            fixed=reviewed.fixed, model=deps.settings.model, by=f"{ports.app}[bot]")
     return reviewed.as_json()
 
 

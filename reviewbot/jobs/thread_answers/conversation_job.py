@@ -1,4 +1,5 @@
-"""answer_thread: a question in a review thread answered in that thread, or a thread command (dismiss, forget)."""
+"""answer_thread: a question in a review thread answered in that thread, or a thread command (dismiss, forget,
+fix)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.commands.refusal import MAY_SPEND
 from reviewbot.jobs.thread_answers.dismissal import thread_command
 from reviewbot.jobs.thread_answers.question_limits import count_question
+from reviewbot.jobs.thread_answers.thread_fix import thread_fix
 from reviewbot.jobs.thread_answers.thread_prompt import ask_model
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
@@ -52,6 +54,8 @@ async def answer_thread(ctx: dict[str, Any], installation_id: int, repo: str, nu
 async def _reply(deps: Deps, port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int,
                  comment_id: int, root_id: int, author: str, trusted: bool, mentioned: bool, command: str,
                  reason: str, job_id: str) -> dict[str, Any]:
+    if command == "fix":  # its own permission rule (the pull request's author may fix it), checked by the fix
+        return await thread_fix(deps, port, redis, installation_id, repo, number, comment_id, root_id, author, trusted)
     role = "admin" if trusted else await port.permission(repo, author)  # OWNER: the repository is theirs
     if role not in MAY_SPEND:
         log.info("thread reply ignored: no write access", extra={"repo": repo, "pr": number})
@@ -66,8 +70,9 @@ async def _reply(deps: Deps, port: GitHubPort, redis: Any, installation_id: int,
         return {"outcome": "ignored", "reason": "the App never answers itself"}
     ours = _login(thread[0]) in (bot, "[bot]") or (bot == "[bot]" and _login(thread[0]).endswith("[bot]"))
     if command:
-        return await thread_command(deps, port, redis, repo, number, thread[0], ours=ours, author=author,
-                                    role=role, verb=command, reason=reason, app=bot.removesuffix("[bot]") or "app")
+        return await thread_command(deps, port, redis, installation_id, repo, number, thread[0], ours=ours,
+                                    author=author, role=role, verb=command, reason=reason,
+                                    app=bot.removesuffix("[bot]") or "app")
     if mentioned:
         return await _answer(deps, port, redis, installation_id, repo, number, thread, author, job_id, bot)
     return {"outcome": "ignored", "reason": "not a question or a command for reviewbot"}
