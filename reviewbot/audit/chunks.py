@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.contextblock import Block
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.snapshot import Snapshot
+from reviewbot.review.context.store import git_blob_id
 from reviewbot.review.diff.filters import Attributes, path_reason
 from reviewbot.review.prompt.sections import CHARS_PER_TOKEN
 
@@ -113,9 +114,22 @@ class Listed:
     def __init__(self, snapshot: Snapshot, paths: Sequence[str]) -> None:
         self._snapshot = snapshot
         self._paths = sorted(paths)
+        self._blobs: dict[str, str] | None = None
 
     def paths(self) -> Sequence[str]:
         return self._paths
 
     def read(self, path: str) -> str | None:
         return self._snapshot.read(path)
+
+    def blob_ids(self) -> Mapping[str, str]:
+        """path -> blob id of the text as read (as the facts cache keys it), listed files only, hashed once: the
+        verifier's index then asks the per-blob stores instead of scanning every file (a work tree's edits
+        are content of their own, never confused with the index's)."""
+        if self._blobs is None:
+            self._blobs = {p: git_blob_id(t.encode("utf-8", errors="replace")) for p in self._paths
+                           if (t := self._snapshot.read(p)) is not None}
+        return self._blobs
+
+    def read_many(self, paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
+        return ((p, self._snapshot.read(p)) for p in paths)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from reviewbot.audit.elision import Ranges, elided_lines
+from reviewbot.audit.pyfacts import PyModule
 from reviewbot.review.context.index import IDENT, MAX_INDEXED_FILE_CHARS
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.store import git_blob_id
@@ -35,18 +36,32 @@ class FactCache(Protocol):
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         ...
 
+    def get_python(self, blobs: Sequence[str]) -> dict[str, PyModule | None]:
+        """Flow listing's facts of these Python blobs (pyfacts.py; None: not Python), for those known."""
+        ...
+
+    def put_python(self, entries: Mapping[str, PyModule | None]) -> None:
+        ...
+
 
 @dataclass
 class MemoryFacts:
     """A FactCache in memory: one process's audits, and tests."""
 
     entries: dict[Key, FileFacts] = field(default_factory=dict)
+    python: dict[str, PyModule | None] = field(default_factory=dict)
 
     def get(self, keys: Sequence[Key]) -> dict[Key, FileFacts]:
         return {k: f for k in keys if (f := self.entries.get(k)) is not None}
 
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         self.entries.update(entries)
+
+    def get_python(self, blobs: Sequence[str]) -> dict[str, PyModule | None]:
+        return {b: self.python[b] for b in blobs if b in self.python}
+
+    def put_python(self, entries: Mapping[str, PyModule | None]) -> None:
+        self.python.update(entries)
 
 
 class Counted:
@@ -59,6 +74,17 @@ class Counted:
     def __call__(self, path: str, text: str) -> Sequence[Definition] | Parsed:
         self.count += 1
         return self.definitions(path, text)
+
+
+def known_definitions(cache: FactCache) -> Callable[[Sequence[tuple[str, str]]], dict[str, tuple[Definition, ...]]]:
+    """(path, blob id) pairs -> the definitions the cache holds for them, for the context index (`RepoIndex`): a
+    verification then parses only what no plan parsed. Facts without definitions are not answered (a file too big
+    to index has none, where the index parses it)."""
+    def known(files: Sequence[tuple[str, str]]) -> dict[str, tuple[Definition, ...]]:
+        keys = {path: (blob, language_for(path) or "") for path, blob in files}
+        found = cache.get(sorted(set(keys.values())))
+        return {p: f.definitions for p, k in keys.items() if (f := found.get(k)) is not None and f.definitions}
+    return known
 
 
 def key_of(path: str, text: str) -> Key:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from reviewbot.audit.factcache import FileFacts, Key
+from reviewbot.audit.pyfacts import PyModule, decode, encode
 from reviewbot.repos.index_file import IndexFile, corrupt
 from reviewbot.review.context.store import encode_definitions
 from reviewbot.review.context.symbols import Definition
@@ -24,13 +25,16 @@ STAMP_AFTER_S = 3_600.0  # a hit refreshes its entry's age only when older: most
 _CHUNK = 500  # blob ids per query: SQLite's bound-parameter limit is 999 on old builds
 # Names are joined by spaces (identifiers have none); definitions as the context index encodes them. The file's
 # name carries the context index's format (the identifier pattern, the definition queries): a change rebuilds it.
-# Table `facts2` adds the elided line ranges; the older `facts` (without them) is dropped.
+# Table `facts2` adds the elided line ranges; the older `facts` (without them) is dropped. Table `python1`: flow
+# listing's facts of a Python blob (pyfacts.py), kept apart: they are made only for the files a walk enters.
 _SCHEMA = """
 DROP TABLE IF EXISTS facts;
 CREATE TABLE IF NOT EXISTS facts2 (blob TEXT NOT NULL, language TEXT NOT NULL, defs TEXT NOT NULL,
                                    names TEXT NOT NULL, elided TEXT NOT NULL, used REAL NOT NULL,
                                    PRIMARY KEY (blob, language)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS facts2_used ON facts2 (used);
+CREATE TABLE IF NOT EXISTS python1 (blob TEXT PRIMARY KEY, module TEXT NOT NULL, used REAL NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS python1_used ON python1 (used);
 """
 
 
@@ -97,16 +101,10 @@ class SqliteFacts:
         return self._guarded(work, {})
 
     def _stamp(self, db: sqlite3.Connection, keys: list[Key]) -> None:
-        """Mark what this audit found as just used (eviction keeps it); a lock held too long only skips that."""
-        if not keys:
-            return
-        try:
-            with db:
-                db.execute("BEGIN IMMEDIATE")
-                db.executemany("UPDATE facts2 SET used = ? WHERE blob = ? AND language = ?",
-                               [(self.clock(), blob, language) for blob, language in keys])
-        except sqlite3.OperationalError as exc:
-            log.warning("audit facts cache not updated: %s", exc)
+        """Mark what this audit found as just used (eviction keeps it)."""
+        if keys:
+            self._write(db, "UPDATE facts2 SET used = ? WHERE blob = ? AND language = ?",
+                        [(self.clock(), blob, language) for blob, language in keys])
 
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         if not entries:
@@ -126,6 +124,54 @@ class SqliteFacts:
                                "ORDER BY used, blob LIMIT ?)", (total - int(self.max_entries * 0.9),))
 
         self._guarded(work, None)
+
+    def get_python(self, blobs: Sequence[str]) -> dict[str, PyModule | None]:
+        def work(db: sqlite3.Connection) -> dict[str, PyModule | None]:
+            found: dict[str, PyModule | None] = {}
+            stale: list[str] = []
+            old = self.clock() - STAMP_AFTER_S
+            for part in _chunks(sorted(set(blobs))):
+                marks = ",".join("?" * len(part))
+                for blob, module, used in db.execute(
+                        f"SELECT blob, module, used FROM python1 WHERE blob IN ({marks})", part):  # noqa: S608
+                    try:
+                        found[blob] = decode(module)
+                    except (ValueError, TypeError) as exc:  # a damaged row is a miss: that file is parsed
+                        log.warning("audit facts cache entry not used: %s", exc)
+                        continue
+                    if used < old:
+                        stale.append(blob)
+            if stale:
+                self._write(db, "UPDATE python1 SET used = ? WHERE blob = ?", [(self.clock(), b) for b in stale])
+            return found
+
+        return self._guarded(work, {})
+
+    def put_python(self, entries: Mapping[str, PyModule | None]) -> None:
+        if not entries:
+            return
+        rows = [(blob, encode(module), self.clock()) for blob, module in sorted(entries.items(), key=lambda e: e[0])]
+
+        def work(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany("INSERT OR REPLACE INTO python1 (blob, module, used) VALUES (?, ?, ?)", rows)
+                total = int(db.execute("SELECT count(*) FROM python1").fetchone()[0])
+                if total > self.max_entries:
+                    db.execute("DELETE FROM python1 WHERE blob IN (SELECT blob FROM python1 ORDER BY used, blob "
+                               "LIMIT ?)", (total - int(self.max_entries * 0.9),))
+
+        self._guarded(work, None)
+
+    def _write(self, db: sqlite3.Connection, sql: str, rows: Sequence[tuple[float, str] | tuple[float, str, str]],
+               ) -> None:
+        """Ages refreshed; a lock held too long only skips that."""
+        try:
+            with db:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany(sql, rows)
+        except sqlite3.OperationalError as exc:
+            log.warning("audit facts cache not updated: %s", exc)
 
     def count(self) -> int:
         return self._guarded(lambda db: int(db.execute("SELECT count(*) FROM facts2").fetchone()[0]), 0)

@@ -3,19 +3,18 @@ level and inside the function, re-exports followed), methods of its own class, t
 
 from __future__ import annotations
 
-import ast
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.callgraph import MAX_DEFINERS, MIN_NAME
-from reviewbot.audit.pyfunctions import Function, functions
+from reviewbot.audit.pyfactcache import PythonFacts
+from reviewbot.audit.pyfacts import Call, Imported, PyFunction, PyModule
 from reviewbot.review.context.symbols import Definition, names_on_lines, parse
 
 Locate = Callable[[str, str], Sequence[tuple[str, Definition]]]  # (name, near path) -> where it is defined
 Defs = Callable[[str], Sequence[Definition]]  # path -> what the file defines
+PyFacts = Callable[[str, str], PyModule | None]  # (path, text) -> the module's facts (pyfacts.py), None if not Python
 MAX_HOPS = 3  # re-exports followed: `from .helpers import run_query` in a package's __init__.py
-Imported = tuple[str, int, str | None]  # (module, relative level, the name taken from it or None for the module)
 
 
 @dataclass(frozen=True)
@@ -26,13 +25,6 @@ class Callee:
     line: int  # where the finding's function calls it
 
 
-@dataclass(frozen=True)
-class Call:
-    receiver: str | None  # `helpers` in `helpers.run_query(q)`; None for a bare name
-    name: str
-    line: int
-
-
 def innermost(definitions: Sequence[Definition], line: int) -> Definition | None:
     """The definition around `line` (a method, not its class)."""
     around = [d for d in definitions if d.start <= line <= d.end and d.kind in ("function", "method")]
@@ -40,17 +32,19 @@ def innermost(definitions: Sequence[Definition], line: int) -> Definition | None
 
 
 def callees(path: str, text: str, function: Definition, definitions: Defs, read: Callable[[str], str | None],
-            locate: Locate, *, elsewhere: bool = True) -> list[Callee]:
+            locate: Locate, *, elsewhere: bool = True, facts: PyFacts | None = None) -> list[Callee]:
     """The definitions in other files (`elsewhere`; else in any file) that `function` (of `path`) calls, in the
-    order of its calls."""
-    python = path.endswith(".py")
-    tree = parsed_python(text) if python else None
-    calls = _python_calls(tree, function) if tree is not None else _named_calls(path, text, function)
-    imports = _imports(tree, function) if tree is not None else {}
+    order of its calls. `facts`: each Python module's calls and imports (parsed here when not given)."""
+    python_facts = facts or PythonFacts()  # kept for this call's files only
+    module = python_facts(path, text) if path.endswith(".py") else None
+    node = _node(module, function) if module is not None else None
+    calls = (list(node.calls) if node is not None else []) if module is not None \
+        else _named_calls(path, text, function)
+    imports = _imports(module, node) if module is not None else {}
     found: list[Callee] = []
     seen: set[tuple[str, int]] = set()
     for call in calls:
-        for where, definition in _resolve(path, call, function, imports, definitions, read, locate):
+        for where, definition in _resolve(path, call, function, imports, definitions, read, locate, python_facts):
             if (where != path or (not elsewhere and definition.start != function.start)) \
                     and (where, definition.start) not in seen:
                 seen.add((where, definition.start))
@@ -58,49 +52,9 @@ def callees(path: str, text: str, function: Definition, definitions: Defs, read:
     return found
 
 
-@functools.lru_cache(maxsize=128)  # a flow's functions are walked one after another in the same files
-def parsed_python(text: str) -> ast.Module | None:
-    """The module's tree, read only (shared by the callers of the cache), or None when the text is not Python."""
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError):  # not valid Python (a template, another version): names instead
-        return None
-
-
-def forget_trees() -> None:
-    """Drop the parsed trees kept for a walk over many files (memory, between audits)."""
-    parsed_python.cache_clear()
-    _functions.cache_clear()
-    _calls_of.cache_clear()
-
-
-@functools.lru_cache(maxsize=128)
-def _functions(tree: ast.Module) -> dict[str, list[Function]]:
-    """The module's functions and methods by name, with their calls and imports, walked once per tree."""
-    return functions(tree)
-
-
-def _node(tree: ast.Module, function: Definition) -> Function | None:
-    return next((f for f in _functions(tree).get(function.name, ())
-                 if f.node.lineno <= function.end and (f.node.end_lineno or 0) >= function.start), None)
-
-
-def _python_calls(tree: ast.Module, function: Definition) -> list[Call]:
-    node = _node(tree, function)
-    return list(_calls_of(node)) if node is not None else []
-
-
-@functools.lru_cache(maxsize=1024)  # a function reached by several flows is read once
-def _calls_of(node: Function) -> tuple[Call, ...]:
-    calls = node.calls
-    out = []
-    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
-        if isinstance(call.func, ast.Name):
-            out.append(Call(None, call.func.id, call.lineno))
-        elif isinstance(call.func, ast.Attribute):
-            receiver = ast.unparse(call.func.value) if isinstance(call.func.value, ast.Name | ast.Attribute) else ""
-            out.append(Call(receiver, call.func.attr, call.lineno))
-    return tuple(out)
+def _node(module: PyModule, function: Definition) -> PyFunction | None:
+    return next((f for f in module.by_name.get(function.name, ())
+                 if f.start <= function.end and f.end >= function.start), None)
 
 
 def _named_calls(path: str, text: str, function: Definition) -> list[Call]:
@@ -109,21 +63,9 @@ def _named_calls(path: str, text: str, function: Definition) -> list[Call]:
     return [Call(None, name, function.start) for name, is_call in called.items() if is_call]
 
 
-def _imports(tree: ast.Module, function: Definition | None) -> dict[str, Imported]:
+def _imports(module: PyModule, function: PyFunction | None) -> dict[str, Imported]:
     """Local name -> what it imports: the module's top-level imports, then the function's own (which win)."""
-    nodes: list[ast.stmt] = list(tree.body)
-    if function is not None and (node := _node(tree, function)) is not None:
-        nodes += node.walk_imports()
-    out: dict[str, Imported] = {}
-    for n in nodes:
-        if isinstance(n, ast.Import):
-            for alias in n.names:
-                out[alias.asname or alias.name.split(".")[0]] = (alias.name if alias.asname else
-                                                                 alias.name.split(".")[0], 0, None)
-        elif isinstance(n, ast.ImportFrom):
-            for alias in n.names:
-                out[alias.asname or alias.name] = (n.module or "", n.level, alias.name)
-    return out
+    return dict((*module.imports, *(function.imports if function is not None else ())))
 
 
 def _module_file(near: str, module: str, level: int, read: Callable[[str], str | None]) -> str | None:
@@ -141,23 +83,23 @@ def _module_file(near: str, module: str, level: int, read: Callable[[str], str |
     return None
 
 
-def _named_in(file: str, name: str, definitions: Defs, read: Callable[[str], str | None],
+def _named_in(file: str, name: str, definitions: Defs, read: Callable[[str], str | None], facts: PyFacts,
               hops: int = MAX_HOPS) -> list[tuple[str, Definition]]:
     """`name` as `file` defines it, or as it imports it from elsewhere (a re-export), followed a few hops."""
     own = [d for d in definitions(file) if d.name == name]
     if own or hops == 0 or not file.endswith(".py"):
         return [(file, d) for d in own[:1]]
-    tree = parsed_python(read(file) or "")
-    imported = _imports(tree, None).get(name) if tree is not None else None
+    facts_of_file = facts(file, read(file) or "")
+    imported = _imports(facts_of_file, None).get(name) if facts_of_file is not None else None
     if imported is None:
         return []
     module, level, taken = imported
     target = _module_file(file, module, level, read)
-    return _named_in(target, taken or name, definitions, read, hops - 1) if target else []
+    return _named_in(target, taken or name, definitions, read, facts, hops - 1) if target else []
 
 
 def _resolve(path: str, call: Call, function: Definition, imports: dict[str, Imported], definitions: Defs,
-             read: Callable[[str], str | None], locate: Locate) -> list[tuple[str, Definition]]:
+             read: Callable[[str], str | None], locate: Locate, facts: PyFacts) -> list[tuple[str, Definition]]:
     if call.receiver in ("self", "cls") and function.parent:  # a method of the function's own class
         return [(path, d) for d in definitions(path) if d.name == call.name and d.parent == function.parent]
     key = call.receiver.split(".")[0] if call.receiver else call.name
@@ -165,11 +107,11 @@ def _resolve(path: str, call: Call, function: Definition, imports: dict[str, Imp
         module, level, taken = imports[key]
         if call.receiver is None:  # `from db.helpers import run_query`; run_query(q)
             target = _module_file(path, module, level, read)
-            return _named_in(target, taken or call.name, definitions, read) if target else []
+            return _named_in(target, taken or call.name, definitions, read, facts) if target else []
         dotted = ".".join(p for p in (module, taken, *call.receiver.split(".")[1:]) if p)
         target = _module_file(path, dotted, level, read)  # `from db import helpers`; helpers.run_query(q)
         if target is not None:
-            return _named_in(target, call.name, definitions, read)
+            return _named_in(target, call.name, definitions, read, facts)
     if call.receiver is None and (own := [d for d in definitions(path) if d.name == call.name]):
         return [(path, own[0])]
     if len(call.name) < MIN_NAME or call.name.startswith("__"):

@@ -13,10 +13,13 @@ from reviewbot.audit.answer_schema import MAX_EVIDENCE
 from reviewbot.audit.callgraph import MAX_DEFINERS
 from reviewbot.audit.contextblock import Block
 from reviewbot.audit.evidence import Callers, first_use, note_text
+from reviewbot.audit.factcache import FactCache, known_definitions
 from reviewbot.audit.flowcalls import Callee, Defs, Locate, callees, innermost
+from reviewbot.audit.pyfactcache import PythonFacts
 from reviewbot.review.context.excerpts import plan_ranges, render_block
 from reviewbot.review.context.index import RepoIndex
 from reviewbot.review.context.snapshot import Snapshot
+from reviewbot.review.context.store import IndexStore
 from reviewbot.review.context.symbols import Definition
 from reviewbot.review.findings.schema import EvidenceStep, Finding
 
@@ -40,6 +43,7 @@ class FlowSource:
     locate: Locate
     callers: Callable[[str], Callers]
     lock: threading.Lock = field(default_factory=threading.Lock, compare=False)  # the index is not thread-safe
+    python: PythonFacts = field(default_factory=PythonFacts, compare=False)  # Python modules' calls and imports
 
     def locked(self, work: Callable[[], T]) -> T:
         """`work` alone on this source (batches are checked at once, each reading the tree in a thread)."""
@@ -54,15 +58,20 @@ class Flow:
     function: str = ""
 
 
-def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers]) -> FlowSource:
+def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers], store: IndexStore | None = None,
+                facts: FactCache | None = None) -> FlowSource:
     """A flow source over a tree: definitions parsed as asked, names found through the repository index. Only the
-    tree's listed files are read: a name the verifier asks for, or an import, never reaches an ignored `.env`."""
+    tree's listed files are read: a name the verifier asks for, or an import, never reaches an ignored `.env`.
+    `store`: the context index's store, so the tree's identifiers and definitions are per blob (a verification
+    indexes and parses only the content no earlier one saw), not scanned from the whole tree each time; `facts`: the
+    plan's facts cache, whose definitions it reads before parsing (both need a snapshot that knows blob ids)."""
     files = frozenset(snapshot.paths())
+    # The whole tree at once, not a review's nearest share: a name is located as a scan of every file finds it.
+    index = RepoIndex(snapshot, skip=lambda _: False, store=store, per_review=len(files),
+                      known=known_definitions(facts) if facts is not None else None)
 
-    def read(path: str) -> str | None:
-        return snapshot.read(path) if path in files else None
-
-    index = RepoIndex(snapshot, skip=lambda _: False)
+    def read(path: str) -> str | None:  # kept by the index: a flow's files are read again for every block
+        return index.text(path) if path in files else None
 
     def definitions(path: str) -> Sequence[Definition]:
         parsed = index.parsed(path, force=True)
@@ -71,14 +80,15 @@ def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers]) -> FlowSo
     def locate(name: str, near: str) -> Sequence[tuple[str, Definition]]:
         return index.definitions_of(name, near, limit=MAX_DEFINERS + 1)  # more than that is ambiguous anyway
 
-    return FlowSource(read, definitions, locate, callers)
+    return FlowSource(read, definitions, locate, callers, python=PythonFacts(facts))
 
 
 def plan_flow(finding: Finding, source: FlowSource, budget: int = FLOW_TOKENS) -> Flow:
     text = source.read(finding.path)
     function = innermost(source.definitions(finding.path), finding.line) if text is not None else None
-    called = callees(finding.path, text or "", function, source.definitions, source.read, source.locate) \
-        if function is not None else []
+    called = callees(finding.path, text or "", function, source.definitions, source.read, source.locate,
+                     facts=source.python) if function is not None else []
+    source.python.save()
     wanted: list[Block] = []
     for step in finding.evidence:
         if step.path != finding.path:

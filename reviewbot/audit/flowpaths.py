@@ -10,8 +10,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from reviewbot.audit.callgraph import MAX_DEFINERS
-from reviewbot.audit.flowcalls import callees, forget_trees
+from reviewbot.audit.flowcalls import callees
 from reviewbot.audit.flows import SINKS, SOURCES
+from reviewbot.audit.pyfactcache import PythonFacts
 from reviewbot.review.context.symbols import Definition
 
 MAX_BETWEEN = 1  # functions between the source's and the sink's: input read in A, passed through B, used in C
@@ -49,19 +50,24 @@ def holds(lines: Sequence[str], d: Definition, names: frozenset[str]) -> bool:
 
 
 def find_flows(texts: Mapping[str, str], definitions: Mapping[str, Sequence[Definition]],
-               sources: Collection[str]) -> list[FlowPath]:
+               sources: Collection[str], python: PythonFacts | None = None) -> list[FlowPath]:
     """Every flow that starts in a function of `sources` (files that read input) and reaches a function of another
-    file that uses a sink, within MAX_BETWEEN functions between; each once, flows to the rarest sinks first."""
+    file that uses a sink, within MAX_BETWEEN functions between; each once, flows to the rarest sinks first.
+    `python`: each module's calls and imports, from the facts cache where it knows the blob."""
+    modules = python or PythonFacts()
     by_name: defaultdict[str, list[tuple[str, Definition]]] = defaultdict(list)
     for path in sorted(definitions):
         for d in definitions[path]:
             by_name[d.name].append((path, d))
     split: dict[str, list[str]] = {}
+    answers: dict[tuple[str, Definition, frozenset[str]], bool] = {}  # a callee many flows reach is read once
 
     def has(path: str, d: Definition, names: frozenset[str]) -> bool:
-        if path not in split:
-            split[path] = texts.get(path, "").split("\n")
-        return holds(split[path], d, names)
+        if (path, d, names) not in answers:
+            if path not in split:
+                split[path] = texts.get(path, "").split("\n")
+            answers[(path, d, names)] = holds(split[path], d, names)
+        return answers[(path, d, names)]
 
     def locate(name: str, near: str) -> Sequence[tuple[str, Definition]]:
         found = by_name.get(name, [])
@@ -73,7 +79,7 @@ def find_flows(texts: Mapping[str, str], definitions: Mapping[str, Sequence[Defi
 
     def walk(chain: tuple[Piece, ...], path: str, d: Definition) -> None:
         # The first call leaves the source's file; past it, a helper beside the function passed to counts too.
-        for callee in callees(path, texts[path], d, defs, read, locate, elsewhere=len(chain) == 1):
+        for callee in callees(path, texts[path], d, defs, read, locate, elsewhere=len(chain) == 1, facts=modules):
             if callee.definition.kind not in FUNCTION_KINDS or not callee.path.endswith(".py") \
                     or callee.name in BUILTIN_NAMES:
                 continue
@@ -90,7 +96,7 @@ def find_flows(texts: Mapping[str, str], definitions: Mapping[str, Sequence[Defi
             if d.kind in FUNCTION_KINDS and (has(path, d, SOURCES["python"])
                                              or not identifiers(d.signature).isdisjoint(REQUEST_PARAMETERS)):
                 walk((Piece(path, d.start, d.end, d.name),), path, d)
-    forget_trees()  # the walk's parses, kept across its files, are not kept after it
+    modules.save()  # what the walk parsed, for the next plan and this audit's verification
     # A sink function many flows reach is a shared utility (translation, logging): rarest sinks first.
     reached = Counter((f.pieces[-1].path, f.pieces[-1].start) for f in found)
     return sorted(found, key=lambda f: (reached[(f.pieces[-1].path, f.pieces[-1].start)], len(f.pieces), f))

@@ -19,6 +19,7 @@ from reviewbot.audit.flowpaths import find_flows
 from reviewbot.audit.flowrequests import MAX_FLOW_REQUESTS, flow_chunks
 from reviewbot.audit.flows import Roles, flow_graph, flow_roles
 from reviewbot.audit.overview import build_overview
+from reviewbot.audit.pyfactcache import PythonFacts
 from reviewbot.inference.pricing import cost
 from reviewbot.review.context.snapshot import MAX_TEXT_BYTES, Snapshot
 from reviewbot.review.context.symbols import Definition, Parsed, parse
@@ -127,14 +128,14 @@ def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = A
     plan = AuditPlan(files=tuple(sorted(chosen)), sizes=sizes, chunks=chunks, graph=graph, definitions=defined,
                      overview=overview, prefix=audit_prefix(overview, tools), tools=tools, elided=elided,
                      roles=roles)
-    return with_flow_requests(plan, texts, snapshot.read)
+    return with_flow_requests(plan, texts, snapshot.read, python=PythonFacts(facts_cache))
 
 
 def with_flow_requests(plan: AuditPlan, texts: Mapping[str, str], read: Callable[[str], str | None],
-                       most: int = MAX_FLOW_REQUESTS) -> AuditPlan:
+                       most: int = MAX_FLOW_REQUESTS, python: PythonFacts | None = None) -> AuditPlan:
     """The plan with one more part per known flow (input read → functions between → sink) that starts in an
     audited file and that no chunk's request (its files and planned context) holds whole."""
-    flows = find_flows(texts, plan.definitions, plan.files)
+    flows = find_flows(texts, plan.definitions, plan.files, python)
     if not flows or most <= 0:
         return plan
     contexts = [plan.context(c, read) for c in plan.chunks]

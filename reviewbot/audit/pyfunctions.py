@@ -1,4 +1,4 @@
-"""A Python module's functions, found walking its statements only, with the calls and imports inside each, pure."""
+"""A Python module's functions in `ast.walk`'s order, found walking its statements only, pure."""
 
 from __future__ import annotations
 
@@ -6,45 +6,14 @@ import ast
 from dataclasses import dataclass
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-ImportNode = ast.Import | ast.ImportFrom
 
 
-@dataclass(eq=False)  # compared and hashed by identity: a cache key for the calls read from it
+@dataclass(frozen=True, eq=False)
 class Function:
-    """One function or method; what `ast.walk` of it finds (decorators, defaults, nested functions), on demand."""
+    """One function or method and its place in `ast.walk`'s order: (depth in the tree, preorder)."""
 
     node: FunctionNode
-    order: tuple[int, int]  # (depth in the tree, preorder): sorted, ast.walk's breadth-first order
-    _read: tuple[list[ast.Call], list[ImportNode]] | None = None
-
-    @property
-    def calls(self) -> list[ast.Call]:
-        """Its calls, in preorder (a call before the calls inside it, as `ast.walk` gives them)."""
-        return self._walk()[0]
-
-    def walk_imports(self) -> list[ImportNode]:
-        """Its imports in `ast.walk`'s order (a later one of the same name wins, so the order matters)."""
-        return self._walk()[1]
-
-    def _walk(self) -> tuple[list[ast.Call], list[ImportNode]]:
-        if self._read is None:  # once per function, and only for those a flow reaches
-            calls: list[ast.Call] = []
-            imports: list[tuple[int, int, ImportNode]] = []
-            stack: list[tuple[ast.AST, int]] = [(self.node, 0)]
-            preorder = 0
-            while stack:
-                node, depth = stack.pop()
-                preorder += 1
-                if isinstance(node, ast.Call):
-                    calls.append(node)
-                elif isinstance(node, ast.Import | ast.ImportFrom):
-                    imports.append((depth, preorder, node))
-                children = list(ast.iter_child_nodes(node))
-                children.reverse()  # popped in source order: preorder
-                stack += [(child, depth + 1) for child in children]
-            # Breadth-first is by depth, then by position, which preorder orders within one depth.
-            self._read = calls, [n for _, _, n in sorted(imports, key=lambda i: (i[0], i[1]))]
-        return self._read
+    order: tuple[int, int]
 
 
 def functions(tree: ast.Module) -> dict[str, list[Function]]:

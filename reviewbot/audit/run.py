@@ -38,6 +38,7 @@ from reviewbot.inference.tools import RepoTools
 from reviewbot.inference.verify_request import StructuredVerifier
 from reviewbot.model import Usage
 from reviewbot.repos.dirsnapshot import DirSnapshot
+from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.repos.localgit import git
 from reviewbot.review.config import CONFIG_PATH, parse_config, precision, with_security
 from reviewbot.review.context.snapshot import Snapshot
@@ -165,11 +166,12 @@ async def _run(settings: Settings, root: Path, snapshot: Snapshot, plan: AuditPl
                 _save(work / "state.json", state)
 
         await asyncio.gather(*(one(c) for c in todo))
-        await _verify(plan, snapshot, state, work, reviewer, affinity, precision(config), limit)
+        await _verify(plan, snapshot, state, work, reviewer, affinity, precision(config), limit, settings.data_dir)
 
 
 async def _verify(plan: AuditPlan, snapshot: Snapshot, state: dict[str, Any], work: Path,
-                  reviewer: StructuredReviewer, affinity: str, policy: Precision, limit: asyncio.Semaphore) -> None:
+                  reviewer: StructuredReviewer, affinity: str, policy: Precision, limit: asyncio.Semaphore,
+                  data_dir: Path) -> None:
     """Every chunk's candidates merged by code fingerprint, then one check per distinct finding, in the cached
     conversation of the chunk that audits its file; a batch already checked is read back from the state."""
     candidates = [(int(i), Finding.model_validate(f)) for i, done in state["done"].items() for f in done["candidates"]]
@@ -179,7 +181,9 @@ async def _verify(plan: AuditPlan, snapshot: Snapshot, state: dict[str, Any], wo
     state["merged"] = {"candidates": len(candidates), "distinct": len(distinct),
                        "unchecked_kept": [f.model_dump() for f in kept]}
 
-    source = tree_source(snapshot, lambda path: callers_of(plan.graph, path))
+    # The tree's identifiers and definitions per blob (the context index's store, the plan's facts cache).
+    source = tree_source(snapshot, lambda path: callers_of(plan.graph, path), SqliteIndex(data_dir / "index"),
+                         SqliteFacts(data_dir / FOLDER))
 
     async def check(batch: Batch) -> None:
         if batch.key in state["verified"]:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.audit.batches import Batch, verification_batches
 from reviewbot.audit.dedup import Distinct, dedupe, same_finding
+from reviewbot.audit.factstore import FOLDER as FACTS_FOLDER
+from reviewbot.audit.factstore import SqliteFacts
 from reviewbot.audit.flowcontext import tree_source
 from reviewbot.audit.service_record import AuditRecord, ChunkResult, CodeAsk
 from reviewbot.audit.service_state import AuditStore
@@ -23,6 +25,7 @@ from reviewbot.inference.verify_request import StructuredVerifier
 from reviewbot.jobs.audit.chunk_input import audit_affinity, audit_reviewer, chunk_request
 from reviewbot.model import Usage
 from reviewbot.repos.cache import DirSnapshot
+from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.config import RepoConfig, precision, with_security
 from reviewbot.review.findings.schema import Finding
 from reviewbot.review.findings.verification import VerifyAnswer
@@ -65,7 +68,10 @@ async def verify(deps: Deps, redis: Any, record: AuditRecord, plan: dict[str, An
     reviewer = audit_reviewer(deps, redis, finish_job_id(record.id), snapshot.root, gate)
     checked, kept = batches(record, found)
     stored = await AuditStore(redis).callers(record.id, sorted({d.finding.path for d in found}))
-    source = tree_source(snapshot, lambda path: stored.get(path, ()))  # the callers the plan kept, the tree's code
+    # The callers the plan kept, the tree's code; its identifiers and definitions per blob, as the plan's.
+    data = deps.settings.data_dir
+    source = tree_source(snapshot, lambda path: stored.get(path, ()), SqliteIndex(data / "index"),
+                         SqliteFacts(data / FACTS_FOLDER))
 
     async def ask(messages: list[dict[str, str]], ids: list[int]) -> VerifyAnswer:
         return await StructuredVerifier(reviewer.fresh(), AUDIT_VERIFY_FORMATS).verify(messages, ids,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
 
@@ -23,6 +23,8 @@ _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing"
 _TEST_NAME = re.compile(r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(java|kt|cs)$|_tests?\.rs$)")
 _DEF_BEFORE = re.compile(r"\b(?:def|class|function|func|fn|struct|interface|trait|enum|type|const|let|var|module|"
                          r"static|macro_rules!)\s+(?:\([^)]*\)\s*)?$")
+# (path, blob id) pairs -> the definitions known for those blobs (the others absent)
+Known = Callable[[Sequence[tuple[str, str]]], Mapping[str, tuple[Definition, ...]]]
 INDEX_BATCH = 2_000  # files whose names are written to the store together
 # New files a review indexes, nearest to its change first; later reviews index the rest. A first review of Django
 # (6,875 files) indexed them all, about 1 CPU s of its 3: this one indexes the changed folders and their neighbours.
@@ -49,13 +51,14 @@ class RepoIndex:
     """
 
     def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool], store: IndexStore | None = None,
-                 near: Sequence[str] = (), per_review: int = FILES_PER_REVIEW) -> None:
+                 near: Sequence[str] = (), per_review: int = FILES_PER_REVIEW, known: Known | None = None) -> None:
         self.snapshot = snapshot
         self.near = near  # the changed files: what a review indexes first
         self.per_review = per_review
         self.unindexed = 0  # files the store lacks after this review (later reviews index them)
         self._skip = skip
         self._store = store if isinstance(snapshot, BlobSnapshot) else None
+        self._known = known  # definitions another cache holds per blob (the audit's facts), asked after the store
         self._blobs: dict[str, str] = {}  # path -> blob id (stored mode)
         self._paths_of: defaultdict[str, list[str]] = defaultdict(list)  # blob id -> paths
         self._with: dict[str, list[str]] = {}
@@ -123,6 +126,9 @@ class RepoIndex:
             for path in wanted:
                 if (defs := found.get(self._blobs[path])) is not None:
                     self._parsed[path] = Parsed(language, defs, None, b"")
+            missing = [(p, self._blobs[p]) for p in wanted if p not in self._parsed]
+            for path, defs in (self._known(missing) if self._known is not None and missing else {}).items():
+                self._parsed[path] = Parsed(language, defs, None, b"")
 
     def _build_stored(self, store: IndexStore, snapshot: BlobSnapshot) -> None:
         """Index the blobs the store has not seen; the rest is answered by the store."""
@@ -295,6 +301,10 @@ def looks_defined(text: str, name: str) -> bool:
                 (start < len(text) and (text[start].isalnum() or text[start] == "_")):
             continue
         before = text[text.rfind("\n", 0, i) + 1:i]
-        if not before.strip() or _DEF_BEFORE.search(before):
+        if not before.strip():
+            return True
+        # The pattern ends in a space or a closing parenthesis (`def `, `fn (self *T) `): other lines, most of
+        # them, are not searched (a search tries every position of the line).
+        if (before[-1].isspace() or before.rstrip().endswith(")")) and _DEF_BEFORE.search(before):
             return True
     return False
