@@ -20,6 +20,7 @@ from reviewbot.jobs.audit.upload_status import audit_upload_status
 from reviewbot.jobs.commands.comment_job import handle_command
 from reviewbot.jobs.deps import Deps, build_deps
 from reviewbot.jobs.fix.fix_job import fix_pull_request
+from reviewbot.jobs.outcomes.closed_job import record_outcomes
 from reviewbot.jobs.pr_review.review_job import review_pull_request
 from reviewbot.jobs.suite_job import rerun_suite
 from reviewbot.jobs.thread_answers.conversation_job import answer_thread
@@ -60,6 +61,8 @@ def worker_jobs() -> WorkerJobs:
                    # observed(..., "fix"): a fix that asked the model is a `fix` ledger record (pushed, suggested,
                    # declined:<reason>)
                    func(observed(fix_pull_request, "fix"), name=names.FIX_FUNCTION, max_tries=10_000),
+                   # A closed pull request: its findings' outcomes (no model request).
+                   func(observed(record_outcomes, "outcomes"), name=names.OUTCOMES_FUNCTION, max_tries=5),
                    # Audits: a chunk waiting in the provider's queue defers itself, so tries are mostly polls.
                    # A plan handed to a worker with an idle core (CpuBusy) is one of arq's tries too.
                    func(observed(plan_audit, "audit"), name=names.PLAN_FUNCTION, max_tries=10_000),
