@@ -42,7 +42,7 @@ def propose(pattern: Pattern, config_text: str, *, public: bool) -> Proposal | N
         stricter = STRICTER.get(current)
         if stricter is None:
             return None
-        change = f"post `{pattern.category}` findings from `{stricter}` up"
+        change = f"a `severity_thresholds` entry (`{pattern.category}` findings from `{stricter}` up)"
         text = set_mapping_entry(config_text, "severity_thresholds", pattern.category, stricter, comment)
     else:
         change = f"a `path_instructions` line for `{glob}`"
@@ -77,7 +77,8 @@ def _body(p: Pattern, why: str, change: str, public: bool) -> str:
     lines = [f"reviewbot proposes {change} in {code_span(CONFIG_PATH)}, because {_spans(why, p)}.", ""]
     if p.rule:
         lines += [f"The rule: {code_span(p.rule)}.", ""]
-    lines += ["| Pull request | File | Who | When | |", "|---|---|---|---|---|"]
+    if p.evidence:
+        lines += ["| Pull request | File | Who | When | |", "|---|---|---|---|---|"]
     for e in p.evidence:
         what = e.note or ("" if public or not e.title else code_span(e.title))  # titles stay off public pages
         who = code_span(e.by) if e.by else ""

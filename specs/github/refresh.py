@@ -75,6 +75,8 @@ OPERATIONS += [
     ("get", f"{_R}/git/commits/{{commit_sha}}"), ("get", f"{_R}/git/ref/{{ref}}"),
     ("patch", f"{_R}/git/refs/{{ref}}"), ("post", f"{_R}/git/refs"),
 ]
+# Rules learnt in the open (issue 35 §2): a proposal's pull request is looked up by its head branch and opened.
+OPERATIONS += [("get", f"{_R}/pulls"), ("post", f"{_R}/pulls")]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
           "installation", "installation_repositories", "ping", "push"]
