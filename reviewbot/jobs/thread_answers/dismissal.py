@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.commands.decisions import REASONS
+from reviewbot.jobs.learn.detect import queue_proposals
 from reviewbot.jobs.outcomes.recording import record_dismissal, record_forgotten
 from reviewbot.review.findings.dismissals import Learning, code_lines, normalise_rule
 from reviewbot.review.findings.fingerprints import code_key, read_marker
@@ -54,6 +55,7 @@ async def thread_command(deps: Deps, port: GitHubPort, redis: Any, installation_
         lines=await _extent(port, repo, root, posted.category, keys[1]), pr=number, repository=scope.repository)
     key = await store.remember(repo, learning)
     await record_dismissal(redis, installation_id, repo, number, keys[0], by=author, repository=scope.repository)
+    await queue_proposals(redis, installation_id, repo, deps.settings.learning_ttl_days)
     await port.reply_to_review_comment(repo, number, root_id, say.acknowledged(
         learning, scope, app=app, repo=repo, expires=time.time() + store.ttl))
     threads = await port.review_threads(repo, number)
