@@ -77,6 +77,8 @@ def _body(p: Pattern, why: str, change: str, public: bool) -> str:
     lines = [f"reviewbot proposes {change} in {code_span(CONFIG_PATH)}, because {_spans(why, p)}.", ""]
     if p.rule:
         lines += [f"The rule: {code_span(p.rule)}.", ""]
+    if p.kind == "low_resolution" and p.evidence:
+        lines += [f"The latest {len(p.evidence)} of the {p.count - p.fixed} findings not fixed:", ""]
     if p.evidence:
         lines += ["| Pull request | File | Who | When | |", "|---|---|---|---|---|"]
     for e in p.evidence:

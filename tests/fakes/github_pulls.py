@@ -8,6 +8,10 @@ from tests.fakes.github_repo_issues import _number, _text
 from tests.fakes.github_repos import pull_json
 from tests.fakes.github_state import GitHubState, PullRequest
 
+# What only a single pull request's JSON has (GitHub lists the "simple" form).
+_NOT_LISTED = frozenset({"comments", "commits", "maintainer_can_modify", "deletions", "review_comments", "additions",
+                         "mergeable", "merged", "changed_files", "mergeable_state", "merged_by", "rebaseable"})
+
 
 def list_pulls(state: GitHubState, call: Call) -> Reply:
     """`GET pulls?state=open|closed|all&head=OWNER:BRANCH`, newest first, as GitHub lists them."""
@@ -16,7 +20,8 @@ def list_pulls(state: GitHubState, call: Call) -> Reply:
              and (wanted == "all" or pr.state == wanted)
              and (head is None or f"{pr.head_repo.split('/')[0]}:{pr.head_ref}" == head)]
     found.sort(key=lambda pr: pr.number, reverse=True)
-    page, headers = paginate(call, [pull_json(state, pr) for pr in found])
+    page, headers = paginate(call, [{k: v for k, v in pull_json(state, pr).items() if k not in _NOT_LISTED}
+                                    for pr in found])
     return Reply(json=page, headers=headers)
 
 
