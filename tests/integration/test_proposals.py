@@ -89,6 +89,13 @@ async def test_a_rule_dismissed_three_times_by_two_people_is_proposed_once_and_n
     assert_safe_for_github(body, "github.com", REPO)
     assert [c.path for c in proposal.current.files] == [CONFIG_PATH]
 
+    # GitHub tells the App about its own pull request: not reviewed (it changes nothing but the configuration).
+    asked = len(fake_model.requests)
+    opened = payload("pull_request.opened", fake_github.set_state(REPO, proposal.number, "open"))
+    assert deliver(web, "pull_request", opened).status_code == 202
+    await run_worker_until_idle(settings, redis_url)
+    assert fake_github.reviews[(REPO, proposal.number)] == [] and len(fake_model.requests) == asked
+
     # The same pattern again (a fourth dismissal), and again after Redis forgot: still one proposal.
     await dismissed_on(web, settings, redis_url, fake_github, fake_model, 20, "jobs/d.py", "lead-lu")
     await forget_proposals(redis_url)
