@@ -156,3 +156,19 @@ async def test_a_category_people_rarely_fix_gets_a_stricter_threshold_after_a_pu
     assert "| #7 | `web/x.py` |" in proposal.body and "| #139 |" in proposal.body
     assert_safe_for_github(proposal.body, "github.com", REPO)
 
+
+
+async def test_without_contents_write_nothing_is_written_and_the_proposal_comes_once_it_is_granted(
+        web: httpx.Client, settings: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    start(fake_github, TEAM_FILE)
+    fake_github.installations[INSTALLATION].permissions["contents"] = "read"  # an App created before proposals
+    for number, path, login in ((7, "jobs/a.py", "maintainer-mo"), (8, "jobs/b.py", "lead-lu"),
+                                (9, "jobs/c.py", "maintainer-mo")):
+        await dismissed_on(web, settings, redis_url, fake_github, fake_model, number, path, login)
+    assert proposals(fake_github) == [] and fake_github.git_commits == []
+
+    fake_github.installations[INSTALLATION].permissions["contents"] = "write"  # the owner accepted it
+    await dismissed_on(web, settings, redis_url, fake_github, fake_model, 20, "jobs/d.py", "lead-lu")
+    [proposal] = proposals(fake_github)
+    assert "`jobs/d.py`" in proposal.body and len(fake_github.git_commits) == 1
