@@ -18,17 +18,18 @@ from reviewbot.review.config import parse_config
 def add_list_item(text: str, key: str, item: Any, comment: str = "") -> str | None:
     """`text` with `item` appended to the top-level list `key` (created when missing)."""
     data = _mapping(text)
-    if data is None or not isinstance(data.get(key, []), list):
+    current = (data.get(key) or []) if data is not None else None  # `key:` with nothing after it is an empty list
+    if data is None or not isinstance(current, list):
         return None
     wanted = copy.deepcopy(data)
-    wanted[key] = [*data.get(key, []), item]
+    wanted[key] = [*current, item]
     return _edit(text, data, wanted, key, _dump([item]), comment)
 
 
 def set_mapping_entry(text: str, key: str, name: str, value: Any, comment: str = "") -> str | None:
     """`text` with `name: value` added to the top-level mapping `key`; None when `name` is already there."""
     data = _mapping(text)
-    current = data.get(key, {}) if data is not None else None
+    current = (data.get(key) or {}) if data is not None else None
     if data is None or not isinstance(current, dict) or name in current:
         return None
     wanted = copy.deepcopy(data)

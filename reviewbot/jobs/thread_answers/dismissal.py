@@ -55,13 +55,14 @@ async def thread_command(deps: Deps, port: GitHubPort, redis: Any, installation_
         lines=await _extent(port, repo, root, posted.category, keys[1]), pr=number, repository=scope.repository)
     key = await store.remember(repo, learning)
     await record_dismissal(redis, installation_id, repo, number, keys[0], by=author, repository=scope.repository)
-    await queue_proposals(redis, installation_id, repo, deps.settings.learning_ttl_days)
     await port.reply_to_review_comment(repo, number, root_id, say.acknowledged(
         learning, scope, app=app, repo=repo, expires=time.time() + store.ttl))
     threads = await port.review_threads(repo, number)
     node = next((t for t in threads if t["comments"] and t["comments"][0]["database_id"] == root_id), None)
     resolved = bool(node and not node["is_resolved"] and await port.resolve_thread(node["id"]))
     log.info("finding dismissed", extra={**fields, "repository": scope.repository, "role": role})
+    # Last: the person's answer and the thread come first; a repeated decision may now be a rule to propose.
+    await queue_proposals(redis, installation_id, repo, deps.settings.learning_ttl_days)
     return {"outcome": "dismissed", "key": key, "repository": scope.repository, "resolved": resolved}
 
 

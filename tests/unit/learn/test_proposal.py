@@ -70,6 +70,9 @@ def test_edits_of_flow_style_empty_and_unusual_files() -> None:
     assert edited is not None and yaml.safe_load(edited)["max_comments"] == 5
     assert [r["rule"] for r in yaml.safe_load(edited)["learnings"]] == ["one two three", "four five six"]
     assert "# trailing note" in edited
+    assert yaml.safe_load(add_list_item("ignore:\nmax_comments: 5\n", "ignore", "x") or "") == {
+        "ignore": ["x"], "max_comments": 5}  # an empty key
+    assert add_list_item("", "learnings", "x") is None  # the result would not validate: no edit
     assert set_mapping_entry("path_instructions:\n  a/**: x\n", "path_instructions", "a/**", "y") is None
     assert add_list_item("- not a mapping\n", "ignore", "c") is None
     assert add_list_item("ignore: &x\n  - a\nother: *x\n", "ignore", "c") is None  # an alias: no safe text edit
