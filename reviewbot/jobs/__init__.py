@@ -12,6 +12,8 @@
 - `audit/` (`plan_audit`, `audit_chunk`, `finish_audit`, `audit_schedules`): a security audit of a branch, asked by
   `@app audit` in an issue or pull request, by the schedule in `.github/reviewbot.yml` (a cron job) or by
   `reviewbot audit --repo OWNER/NAME`: plan, one job per chunk in any worker, then verification and publishing.
+- `learn/` (`propose_rule`): after a dismissal or a closed pull request's outcomes, a repeated decision proposed
+  as a pull request to `.github/reviewbot.yml` (`learn: propose`).
 - `deps`: the clients every job gets (`Deps`); it imports no job.
 - `registry`: every job by name, handed to the queue's worker (`service_worker`); only it imports every job.
 """

@@ -21,6 +21,7 @@ from reviewbot.jobs.audit.upload_status import audit_upload_status
 from reviewbot.jobs.commands.comment_job import handle_command
 from reviewbot.jobs.deps import Deps, build_deps
 from reviewbot.jobs.fix.fix_job import fix_pull_request
+from reviewbot.jobs.learn.propose_job import propose_rule
 from reviewbot.jobs.outcomes.closed_job import record_outcomes
 from reviewbot.jobs.pr_review.review_job import review_pull_request
 from reviewbot.jobs.suite_job import rerun_suite
@@ -65,6 +66,8 @@ def worker_jobs() -> WorkerJobs:
                    # A closed pull request: its findings' outcomes (no model request).
                    func(observed(record_outcomes, "outcomes"), name=names.OUTCOMES_FUNCTION, max_tries=5),
                    func(observed(learn_from_alert, "alert"), name=names.ALERT_FUNCTION, max_tries=5),
+                   # A repeated decision proposed as a pull request to .github/reviewbot.yml (no model request).
+                   func(observed(propose_rule, "learn"), name=names.LEARN_FUNCTION, max_tries=5),
                    # Audits: a chunk waiting in the provider's queue defers itself, so tries are mostly polls.
                    # A plan handed to a worker with an idle core (CpuBusy) is one of arq's tries too.
                    func(observed(plan_audit, "audit"), name=names.PLAN_FUNCTION, max_tries=10_000),

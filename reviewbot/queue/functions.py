@@ -18,6 +18,7 @@ FINISH_FUNCTION = "finish_audit"
 SCHEDULE_FUNCTION = "audit_schedules"
 POLL_FUNCTION = "audit_upload_status"
 OUTCOMES_FUNCTION = "record_outcomes"
+LEARN_FUNCTION = "propose_rule"
 
 
 def serialize(obj: Any) -> bytes:

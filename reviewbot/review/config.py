@@ -13,6 +13,7 @@ from reviewbot.review.context.options import DEFAULT_PROMPT_BUDGET, ContextOptio
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.cronspec import check_schedule
 from reviewbot.review.findings.precision import Precision
+from reviewbot.review.findings.schema import Category
 from reviewbot.review.findings.security import checklist
 from reviewbot.review.linked.readable import ORG_ONLY_KEY, LinkedIssuesConfig
 from reviewbot.review.orgtext import PUBLIC_REPOS_KEY, PublicReposConfig
@@ -75,6 +76,9 @@ class RepoConfig(_Strict):
         ".github/copilot-instructions.md, .github/instructions/*.instructions.md, CONTRIBUTING.md), off, or a "
         "list of the files to read.")
     severity_threshold: Severity = Field(default="minor", description="The lowest severity that is posted.")
+    severity_thresholds: dict[Category, Severity] = Field(
+        default_factory=dict, description="Category → the lowest severity posted for findings of that category "
+        "(e.g. `style: major`); a category not listed uses `severity_threshold`.")
     blocking_severity: Severity | None = Field(
         default=None, description="Findings at or above this severity make the check run fail. Unset: never fail.")
     max_comments: int = Field(default=10, ge=0, le=100, description="Most inline comments per review.")
@@ -97,6 +101,10 @@ class RepoConfig(_Strict):
     learnings: list[LearningRule] = Field(default_factory=list, max_length=200, description="Findings the team "
                                           "has decided to live with: reviews hold them back, as they do findings "
                                           "dismissed in a review thread.")
+    learn: Literal["off", "propose"] = Field(
+        default="off", description="`propose`: when people keep dismissing or ignoring one kind of finding, "
+        "reviewbot opens a pull request that changes this file (a `learnings` rule, a `path_instructions` line or "
+        "a category's severity threshold), with the evidence; a closed proposal is not made again.")
     audit: AuditConfig = Field(default_factory=AuditConfig, description="Security audits of the whole repository "
                                "(`@app audit`, or on a schedule).")
     linked_issues: LinkedIssuesConfig = Field(default_factory=LinkedIssuesConfig, description="Which other "
@@ -123,6 +131,15 @@ class RepoConfig(_Strict):
     def _severity_case(cls, value: object) -> object:
         """`Major` is what people write in prose: severities are words, in any case."""
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("learn", mode="before")
+    @classmethod
+    def _learn_switch(cls, value: object) -> object:
+        return "off" if value is False else value  # a bare `off` is false to YAML
+
+    def threshold_for(self, category: str) -> Severity:
+        """The lowest severity posted for a finding of `category`."""
+        return next((s for c, s in self.severity_thresholds.items() if c == category), self.severity_threshold)
 
     @field_validator("verify", mode="before")
     @classmethod

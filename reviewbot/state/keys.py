@@ -9,6 +9,7 @@ STATE_TTL = 30 * 86_400
 MEMO_TTL = 86_400
 LAYOUT_TTL = 30 * 86_400  # a PR untouched for a month starts fresh
 OUTCOME_TTL = 180 * 86_400  # a posted finding's record and outcome, from its posting
+PROPOSAL_TTL = 3 * 365 * 86_400  # a rule proposed once is not proposed again for three years, whatever became of it
 
 # -- job ids (arq keeps each as `arq:job:<id>` while queued): derived from the job's arguments, so enqueueing twice
 # stores one job.
@@ -45,6 +46,11 @@ def outcomes_job_id(repo: str, number: int, head_sha: str) -> str:
 def alert_job_id(repo: str, number: int, delivery: str) -> str:
     """One job per delivery of a code-scanning alert's dismissal or reopening (a redelivery stores nothing)."""
     return f"{PREFIX}:alert:{repo}#{number}:{delivery}"
+
+
+def learn_job_id(repo: str, pattern_hash: str) -> str:
+    """One rule proposal per repository and pattern: a second dismissal while it is queued stores nothing."""
+    return f"{PREFIX}:learn:{repo.lower()}:{pattern_hash}"
 
 
 def push_audit_job_id(repo: str, branch: str) -> str:
@@ -118,6 +124,12 @@ def outcomes_key(installation_id: int, repo: str) -> str:
     """The findings posted in a repository and their outcomes, under its installation: `PR:fingerprint` → JSON
     (OUTCOME_TTL from the last posting; each record is dropped when read 180 days after it was posted)."""
     return f"{OUTCOMES_PREFIX}{int(installation_id)}:{repo.lower()}"
+
+
+def proposal_key(repo: str, pattern_hash: str) -> str:
+    """A rule proposed as a pull request (PROPOSAL_TTL): its number and state; never proposed again while kept."""
+    return f"{PREFIX}:proposal:{repo.lower()}:{pattern_hash}"
+
 
 # -- commands and thread questions
 

@@ -77,6 +77,8 @@ OPERATIONS += [
 ]
 # One memory with code scanning (issue 35): a review reads its own tool's open alerts.
 OPERATIONS += [("get", f"{_R}/code-scanning/alerts")]
+# Rules learnt in the open (issue 35 §2): a proposal's pull request is looked up by its head branch and opened.
+OPERATIONS += [("get", f"{_R}/pulls"), ("post", f"{_R}/pulls")]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
           "installation", "installation_repositories", "ping", "push", "code_scanning_alert"]

@@ -32,7 +32,7 @@ def reply_event(github: FakeGitHub, pull: dict[str, Any], root: dict[str, Any], 
                 login: str = "maintainer-mo", association: str = "MEMBER") -> dict[str, Any]:
     github.permissions.setdefault(login, {"OWNER": "admin", "MEMBER": "write", "COLLABORATOR": "write"}.get(
         association, "read"))  # what the association usually means, unless the test set it
-    stored = github.add_review_reply(REPO, 7, root["id"], body, author=login)
+    stored = github.add_review_reply(REPO, pull["number"], root["id"], body, author=login)
     data = payload("pull_request_review_comment.created")
     data["pull_request"] |= {"number": pull["number"], "head": {"ref": "feature", "sha": pull["head"]["sha"]}}
     data["comment"] |= {"id": stored["id"], "in_reply_to_id": root["id"], "body": body,

@@ -27,6 +27,19 @@ class GitDataAPI(PortBase):
         """One commit on `branch` whose parent is `parent`, with `files` (path → text) changed; the branch moves
         only if it is still at `parent` (`force: false`), else BranchMoved. Each file keeps its mode (an executable
         script stays executable)."""
+        sha = await self.make_commit(repo, parent, files, message)
+        ref = "heads/" + "/".join(urllib.parse.quote(part, safe="") for part in branch.split("/"))
+        try:
+            await self._send("PATCH", f"PATCH ref {branch}", f"/repos/{_q(repo)}/git/refs/{ref}",
+                             {"sha": sha, "force": False})
+        except GitHubError as exc:
+            if exc.status == 422 and NOT_FAST_FORWARD in str(exc).lower():
+                raise BranchMoved(f"{branch} moved on from {parent[:7]}") from exc
+            raise
+        return sha
+
+    async def make_commit(self, repo: str, parent: str, files: Mapping[str, str], message: str) -> str:
+        """A commit (on no branch yet) whose parent is `parent`, with `files` (path → text) changed, modes kept."""
         base_tree = await self.commit_tree(repo, parent)
         modes = await self._modes(repo, base_tree, files)
         entries = []
@@ -38,16 +51,7 @@ class GitDataAPI(PortBase):
                                 {"base_tree": base_tree, "tree": entries})
         commit = await self._send("POST", "POST commit", f"/repos/{_q(repo)}/git/commits",
                                   {"message": message, "tree": str(tree["sha"]), "parents": [parent]})
-        sha = str(commit["sha"])
-        ref = "heads/" + "/".join(urllib.parse.quote(part, safe="") for part in branch.split("/"))
-        try:
-            await self._send("PATCH", f"PATCH ref {branch}", f"/repos/{_q(repo)}/git/refs/{ref}",
-                             {"sha": sha, "force": False})
-        except GitHubError as exc:
-            if exc.status == 422 and NOT_FAST_FORWARD in str(exc).lower():
-                raise BranchMoved(f"{branch} moved on from {parent[:7]}") from exc
-            raise
-        return sha
+        return str(commit["sha"])
 
     async def create_branch(self, repo: str, branch: str, sha: str) -> None:
         """A new branch at `sha` (a fix's own branch, for a fix pull request); GitHubError 422 if it exists."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.app.identity import known_slug
 from reviewbot.errors import PermanentError, RetryableError
+from reviewbot.jobs.learn.detect import queue_proposals
 from reviewbot.jobs.outcomes.recording import count
 from reviewbot.observe.metrics import Batch
 from reviewbot.outcomes.classify import ThreadState, at_close, fix_trailers
@@ -60,6 +61,7 @@ async def record_outcomes(ctx: dict[str, Any], installation_id: int, repo: str, 
     batch = Batch()
     count(batch, zip(records, closed, strict=True))
     await batch.send(redis)
+    await queue_proposals(redis, installation_id, repo, deps.settings.learning_ttl_days)
     tally: dict[str, int] = {}
     for record in closed:
         tally[record.outcome] = tally.get(record.outcome, 0) + 1

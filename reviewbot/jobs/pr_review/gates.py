@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.app.port.pulls import Visibility
 from reviewbot.errors import PermanentError
+from reviewbot.learn.proposal import BRANCH_PREFIX
 from reviewbot.review.config import CONFIG_PATH, LoadedConfig, RepoConfig, parse_config, raw_mapping
 from reviewbot.review.orgtext import ORG_TEXT_DROPPED, without_org_text
 
@@ -26,6 +27,8 @@ def automatic_skip(config: RepoConfig, pull: PullInfo, trigger: str, draft: bool
         return "reviews on push are off in " + CONFIG_PATH
     if trigger in ("opened", "reopened", "ready_for_review") and not config.auto_review.on_open:
         return "reviews on open are off in " + CONFIG_PATH
+    if pull.head_ref.startswith(BRANCH_PREFIX) and pull.same_repository:
+        return "a rule proposal of reviewbot's (it changes only " + CONFIG_PATH + ")"
     if pull.author.lower() in {a.lower() for a in config.authors}:
         return f"pull requests by {pull.author} are not reviewed automatically"
     if skip := sorted(set(pull.labels) & set(config.labels)):

@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.commands.decisions import REASONS
+from reviewbot.jobs.learn.detect import queue_proposals
 from reviewbot.jobs.outcomes.recording import record_dismissal, record_forgotten
 from reviewbot.review.findings.dismissals import Learning, code_lines, normalise_rule
 from reviewbot.review.findings.fingerprints import code_key, read_marker
@@ -60,6 +61,8 @@ async def thread_command(deps: Deps, port: GitHubPort, redis: Any, installation_
     node = next((t for t in threads if t["comments"] and t["comments"][0]["database_id"] == root_id), None)
     resolved = bool(node and not node["is_resolved"] and await port.resolve_thread(node["id"]))
     log.info("finding dismissed", extra={**fields, "repository": scope.repository, "role": role})
+    # Last: the person's answer and the thread come first; a repeated decision may now be a rule to propose.
+    await queue_proposals(redis, installation_id, repo, deps.settings.learning_ttl_days)
     return {"outcome": "dismissed", "key": key, "repository": scope.repository, "resolved": resolved}
 
 

@@ -70,9 +70,11 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
     finding that is one is not posted again, and alerts whose code this changes are said to be (maybe) fixed."""
     existing = existing or Existing()
     links = links or Links()
-    threshold = SEVERITY_RANK[config.severity_threshold]
-    kept = [a for a in report.placement.inline if SEVERITY_RANK[a.finding.severity] <= threshold]
-    outside = [f for f in report.placement.outside if SEVERITY_RANK[f.severity] <= threshold]
+    def above_threshold(finding: Finding) -> bool:
+        return SEVERITY_RANK[finding.severity] <= SEVERITY_RANK[config.threshold_for(finding.category)]
+
+    kept = [a for a in report.placement.inline if above_threshold(a.finding)]
+    outside = [f for f in report.placement.outside if above_threshold(f)]
     below = len(report.placement.inline) + len(report.placement.outside) - len(kept) - len(outside)
     keys = {id(a): _keys(a, diff) for a in kept}
     held: list[HeldBack] = []

@@ -119,6 +119,18 @@ def test_threshold_outside_links_and_review_marker() -> None:
     assert read_review_marker(body, b"another server") is None
 
 
+def test_a_category_threshold_holds_back_that_category_only() -> None:
+    findings = [make(severity="minor", category="style", title="Style nit"),
+                make(line=2, severity="minor", title="Minor bug"), make(line=40, severity="major", category="style",
+                                                                      title="Major style")]
+    config = RepoConfig.model_validate({"severity_thresholds": {"style": "major"}})
+    publication = plan(report_for(*findings), DIFF, head_sha="h", key=KEY, config=config)
+    body = publication.payload["body"]
+    posted = [c["body"] for c in publication.payload["comments"]]
+    assert any("Minor bug" in c for c in posted) and "Major style" in body + "".join(posted)
+    assert "Style nit" not in body + "".join(posted) and "1 finding(s) below the severity threshold" in body
+
+
 @pytest.mark.parametrize(("blocking", "severity", "conclusion"), [
     (None, "minor", "success"), (None, "major", "neutral"), ("major", "major", "failure"),
     ("critical", "major", "success")])
