@@ -73,6 +73,8 @@ OPERATIONS += [
     ("get", f"{_R}/git/commits/{{commit_sha}}"), ("get", f"{_R}/git/ref/{{ref}}"),
     ("patch", f"{_R}/git/refs/{{ref}}"), ("post", f"{_R}/git/refs"),
 ]
+# Audit fixes (issue 34): a fix pull request from a `reviewbot/fix/…` branch against the audited branch.
+OPERATIONS += [("post", f"{_R}/pulls")]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
           "installation", "installation_repositories", "ping", "push"]
