@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from reviewbot.commands.fix_args import fix_selectors
 from reviewbot.commands.grammar import readings
 
 Verb = Literal["review", "full review", "security-review", "pause", "resume", "help", "audit", "fix", "unknown"]
@@ -26,7 +27,7 @@ MAX_AUDIT_PATHS = 20
 class Command:
     verb: Verb
     name: str  # the name it was addressed to, for replies
-    args: tuple[str, ...] = ()  # `audit`: "full" first when asked, then the paths
+    args: tuple[str, ...] = ()  # `audit`: "full" first when asked, then the paths; `fix`: its selectors
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def parse_command(body: str, names: Iterable[str]) -> Command | None:
     for reading in readings(body, names):
         verb = COMMENT_VERBS.get(reading.verb)
         if verb is not None:
-            return Command(verb=verb, name=reading.name, args=_audit_args(reading.words) if verb == "audit" else ())
+            return Command(verb=verb, name=reading.name, args=_args(verb, reading.words))
         first = first or reading
     return None if first is None else Command(verb="unknown", name=first.name)
 
@@ -64,6 +65,12 @@ def parse_thread_command(body: str, names: Iterable[str]) -> ThreadCommand | Non
         if verb is not None:
             return ThreadCommand(verb=verb, reason=reading.reason, name=reading.name)
     return None
+
+
+def _args(verb: Verb, words: str) -> tuple[str, ...]:
+    if verb == "audit":
+        return _audit_args(words)
+    return (fix_selectors(words) or ()) if verb == "fix" else ()
 
 
 def _audit_args(words: str) -> tuple[str, ...]:

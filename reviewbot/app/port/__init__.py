@@ -1,7 +1,8 @@
 """GitHubPort: the operations the bot needs, over PyGithub, called from async code through a thread.
 
 One seam assembled from one mixin per GitHub resource (pulls, contents, checks, reviews, issues, linked issues;
-code scanning, the issues themselves, draft security advisories, what audits read, and the Git Data API) over PortBase.
+code scanning, the issues themselves, draft security advisories, what audits read, the Git Data API, and a fix's
+pull request and check runs) over PortBase.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from reviewbot.app.port.base import DIFF_MEDIA_TYPE, MAX_LISTED
 from reviewbot.app.port.checks import ChecksAPI
 from reviewbot.app.port.code_scanning import CodeScanning
 from reviewbot.app.port.contents import ContentsAPI
-from reviewbot.app.port.gitdata import GitDataAPI
+from reviewbot.app.port.fix_pulls import FixPullsAPI
 from reviewbot.app.port.issues import IssuesAPI
 from reviewbot.app.port.linked_issues import LinkedIssuesAPI
 from reviewbot.app.port.pulls import PullInfo, PullsAPI
@@ -24,5 +25,5 @@ __all__ = ["DIFF_MEDIA_TYPE", "MAX_LISTED", "GitHubPort", "PullInfo", "new_githu
 
 
 class GitHubPort(PullsAPI, ContentsAPI, ChecksAPI, ReviewsAPI, IssuesAPI, AuditsAPI, LinkedIssuesAPI, CodeScanning,
-                 RepoIssues, AdvisoriesAPI, GitDataAPI):
+                 RepoIssues, AdvisoriesAPI, FixPullsAPI):
     """Everything reviewbot asks of GitHub for one installation; no PyGithub type leaks out."""

@@ -26,6 +26,19 @@ class GitDataAPI(PortBase):
     async def commit_files(self, repo: str, branch: str, parent: str, files: Mapping[str, str], message: str) -> str:
         """One commit on `branch` whose parent is `parent`, with `files` (path → text) changed; the branch moves
         only if it is still at `parent` (`force: false`), else BranchMoved. Modes are kept as regular files."""
+        sha = await self.make_commit(repo, parent, files, message)
+        ref = "heads/" + "/".join(urllib.parse.quote(part, safe="") for part in branch.split("/"))
+        try:
+            await self._send("PATCH", f"PATCH ref {branch}", f"/repos/{_q(repo)}/git/refs/{ref}",
+                             {"sha": sha, "force": False})
+        except GitHubError as exc:
+            if exc.status == 422 and NOT_FAST_FORWARD in str(exc).lower():
+                raise BranchMoved(f"{branch} moved on from {parent[:7]}") from exc
+            raise
+        return sha
+
+    async def make_commit(self, repo: str, parent: str, files: Mapping[str, str], message: str) -> str:
+        """A commit (on no branch yet) whose parent is `parent`, with `files` (path → text) changed."""
         base_tree = await self.commit_tree(repo, parent)
         entries = []
         for path, text in sorted(files.items()):
@@ -36,13 +49,4 @@ class GitDataAPI(PortBase):
                                 {"base_tree": base_tree, "tree": entries})
         commit = await self._send("POST", "POST commit", f"/repos/{_q(repo)}/git/commits",
                                   {"message": message, "tree": str(tree["sha"]), "parents": [parent]})
-        sha = str(commit["sha"])
-        ref = "heads/" + "/".join(urllib.parse.quote(part, safe="") for part in branch.split("/"))
-        try:
-            await self._send("PATCH", f"PATCH ref {branch}", f"/repos/{_q(repo)}/git/refs/{ref}",
-                             {"sha": sha, "force": False})
-        except GitHubError as exc:
-            if exc.status == 422 and NOT_FAST_FORWARD in str(exc).lower():
-                raise BranchMoved(f"{branch} moved on from {parent[:7]}") from exc
-            raise
-        return sha
+        return str(commit["sha"])
