@@ -1,0 +1,144 @@
+"""fix_audit_findings: fix pull requests for an audit's findings (asked with `@app fix` on the audit's issue, or by
+`audit: {autofix: open-prs}`), one per finding or per file, each opened once; on a public repository none: a reply
+that says why, with counts only."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import RedisError
+
+from reviewbot.audit.disclosure import is_public
+from reviewbot.audit.fix_select import FixGroup, groups, public_refusal, select
+from reviewbot.audit.service_record import AuditRecord
+from reviewbot.audit.service_state import AuditStore
+from reviewbot.errors import GitHubError, OverBudget
+from reviewbot.fixes.declined import Declined
+from reviewbot.fixes.render import declined_reply, patch_block, suggested_reply
+from reviewbot.inference.budget import BudgetSpent, review_estimate
+from reviewbot.inference.memo import RedisMemo
+from reviewbot.jobs.audit.audit_record import audit_findings
+from reviewbot.jobs.audit.chunk_input import audit_tree
+from reviewbot.jobs.fix.audit_fix_plan import plan_audit_fix, plan_prefix
+from reviewbot.jobs.fix.audit_fix_pull import open_fix_pull
+from reviewbot.observe.jobcontext import current
+from reviewbot.queue import retries
+from reviewbot.repos.cache import DirSnapshot
+from reviewbot.state import keys
+
+if TYPE_CHECKING:
+    from reviewbot.app.port import GitHubPort
+    from reviewbot.jobs.deps import Deps
+
+log = logging.getLogger(__name__)
+OFF = ("Fixes are turned off for this installation: its operator can turn them on with REVIEWBOT_FIXES=push (fix "
+       "pull requests) or REVIEWBOT_FIXES=suggest (a patch in a reply).")
+
+
+async def fix_audit_findings(ctx: dict[str, Any], installation_id: int, repo: str, audit_id: str,
+                             selectors: list[str], author: str, asked_in: int = 0) -> dict[str, Any]:
+    """`selectors`: `all`, `CWE-89`, `#12` (an alert), `fp:<fingerprint>` (autofix); `asked_in`: the issue the
+    command was written in (its replies and the CI result go there), 0 for autofix (the fix pull request itself)."""
+    deps: Deps = ctx["deps"]
+    redis = ctx["redis"]
+    job_id = str(ctx.get("job_id") or keys.audit_fix_job_id(audit_id, " ".join(selectors)))
+    port = deps.installation_port(installation_id)
+    if (scope := current()) is not None:  # each paid request is charged as it arrives
+        scope.charge = functools.partial(deps.budget.charge, installation_id, repo, job_id)
+    try:
+        return await retries.settled(redis, job_id, "audit fix", {"repo": repo, "pr": asked_in},
+                                     _fix(deps, port, redis, audit_id, selectors, asked_in, job_id))
+    finally:
+        port.close()
+        with contextlib.suppress(RedisError):
+            await deps.budget.release(installation_id, repo, job_id)
+
+
+async def _fix(deps: Deps, port: GitHubPort, redis: Any, audit_id: str, selectors: list[str], asked_in: int,
+               job_id: str) -> dict[str, Any]:
+    record = await AuditStore(redis).load(audit_id)
+    if record is None or record.status != "done":
+        await _tell(port, record, asked_in, "That audit's record is gone (audits are kept 30 days): audit again, "
+                                            "then ask for the fix.")
+        return {"outcome": "gone"}
+    if deps.settings.fixes == "off":
+        await _tell(port, record, asked_in, OFF)
+        return {"outcome": "off"}
+    async with audit_tree(deps, port, record.repo, record.sha) as root:
+        snapshot = DirSnapshot(root)
+        findings = audit_findings(record.findings, snapshot.read)
+        chosen = select(findings, selectors, {})
+        if is_public(record.visibility):  # never a public pull request naming an undisclosed vulnerability
+            await _tell(port, record, asked_in, public_refusal(chosen))
+            return {"outcome": "declined:public", "findings": len(chosen)}
+        if not chosen:
+            await _tell(port, record, asked_in, "No verified finding of the latest audit matches that: nothing to "
+                                                "fix.")
+            return {"outcome": "declined:no-fixable-findings"}
+        per = str((record.config.get("audit") or {}).get("fix_per") or "finding")
+        prefix = plan_prefix(await AuditStore(redis).load_plan(audit_id))
+        await deps.budget.reserve(record.installation_id, record.repo, job_id, *review_estimate(deps.settings))
+        outcomes = [await _one(deps, port, redis, record, prefix, snapshot.read, group, asked_in, job_id)
+                    for group in groups(chosen, per)]
+    await RedisMemo(redis, job_id).clear()
+    opened = [o for o in outcomes if o.startswith(("pull-request", "suggested"))]
+    return {"outcome": opened[0] if opened else outcomes[0], "each": outcomes}
+
+
+async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, prefix: Any, read: Any,
+               group: FixGroup, asked_in: int, job_id: str) -> str:
+    """One group's fix, once: planned, checked, then a pull request (push) or a patch in the reply (suggest)."""
+    once = keys.audit_fix_once_key(record.repo, record.branch, group.key)
+    if (earlier := await redis.get(once)) is not None:
+        said = json.loads(earlier)
+        pull = f" (#{said['pull']})" if said.get("pull") else ""
+        await _tell(port, record, asked_in, f"A fix for {_named(group)} was already {said['outcome']}{pull}; "
+                                            "nothing more was done.")
+        return "already"
+
+    async def gate(held_tokens: int, held_usd: float) -> None:
+        await deps.budget.reserve(record.installation_id, record.repo, job_id, held_usd, held_tokens)
+
+    try:
+        planned = await plan_audit_fix(deps, redis, record, prefix, read, group, f"{job_id}:{group.key}", gate)
+    except (BudgetSpent, OverBudget) as exc:
+        await _tell(port, record, asked_in, declined_reply(group.targets, f"the budget is spent ({exc})"[:300]))
+        return "budget"
+    except Declined as declined:
+        await redis.set(once, json.dumps({"outcome": f"declined ({declined.reason})"}), ex=keys.FIX_PR_TTL)
+        await _tell(port, record, asked_in, declined_reply(group.targets, declined.text))
+        log.info("audit fix declined", extra={"repo": record.repo, "reason": declined.reason})
+        return f"declined:{declined.reason}"
+    if deps.settings.fixes != "push":
+        await _tell(port, record, asked_in, suggested_reply(group.targets, planned.explanation,
+                                                            patch_block(planned.change)))
+        await redis.set(once, json.dumps({"outcome": "suggested"}), ex=keys.FIX_PR_TTL)
+        return "suggested"
+    try:
+        number = await open_fix_pull(port, redis, record, group, planned, asked_in)
+    except GitHubError as exc:
+        if exc.status not in (403, 404, 422):
+            raise
+        why = ("the App may not write to this repository (it needs `contents: write`)" if exc.status != 422
+               else f"the branch `{group.branch}` exists already")
+        await _tell(port, record, asked_in, declined_reply(group.targets, why))
+        return "declined:not-granted" if exc.status != 422 else "already"
+    await redis.set(once, json.dumps({"outcome": "opened", "pull": number}), ex=keys.FIX_PR_TTL)
+    await _tell(port, record, asked_in, f"Opened #{number}: a checked fix for {_named(group)}. Its CI result will "
+                                        "be reported here.")
+    return "pull-request"
+
+
+def _named(group: FixGroup) -> str:
+    targets = group.targets
+    return f"**{targets[0].title}**" if len(targets) == 1 else f"{len(targets)} findings in `{targets[0].path}`"
+
+
+async def _tell(port: GitHubPort, record: AuditRecord | None, asked_in: int, text: str) -> None:
+    """A reply where the fix was asked; autofix (no issue) says nothing there: its pull request is the news."""
+    if asked_in and record is not None:
+        await port.create_issue_comment(record.repo, asked_in, text)
