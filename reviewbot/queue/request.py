@@ -1,9 +1,12 @@
-"""ReviewRequest: one review asked for, the same value from the webhook's decision through enqueue into the job."""
+"""ReviewRequest and FixArgs: one review (or fix) asked for, the same value from the webhook's decision (or the
+command) through enqueue into the job."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
+
+from reviewbot.state import keys
 
 SECURITY_TRIGGER = "security-review"  # the review job's trigger for `@app security-review`
 
@@ -31,3 +34,30 @@ class ReviewRequest:
         for name in ("installation_id", "repo", "number", "head_sha"):
             del fields[name]
         return fields
+
+
+ALL = "all"  # every open verified finding of the pull request, rather than one finding's fingerprint
+Origin = Literal["thread", "comment", "button"]
+
+
+@dataclass(frozen=True)
+class FixArgs:
+    """`target` is a finding's fingerprint or "all"; `comment_id` the review thread's first comment for a thread's
+    fix (its reply goes there), else 0."""
+
+    installation_id: int
+    repo: str
+    number: int
+    head_sha: str
+    target: str
+    author: str
+    origin: Origin
+    comment_id: int = 0
+
+    @property
+    def job_id(self) -> str:
+        return keys.fix_job_id(self.repo, self.number, self.head_sha, self.target)
+
+    def job_args(self) -> tuple[Any, ...]:
+        return (self.installation_id, self.repo, self.number, self.head_sha, self.target, self.author, self.origin,
+                self.comment_id)

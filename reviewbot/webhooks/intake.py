@@ -11,8 +11,7 @@ from arq.connections import ArqRedis
 
 from reviewbot.queue import functions
 from reviewbot.queue.enqueue import Stored, enqueue_review, store_job
-from reviewbot.queue.fix_request import ALL, FixArgs
-from reviewbot.queue.request import ReviewRequest
+from reviewbot.queue.request import ALL, FixArgs, ReviewRequest
 from reviewbot.settings import Settings
 from reviewbot.state import keys
 from reviewbot.state.shared_keys import APP_SLUG_KEY

@@ -99,6 +99,9 @@ def fix_json(edits: list[tuple[str, str, str]], explanation: str = "Guard the ca
                        "edits": [{"path": p, "old": old, "new": new} for p, old, new in edits]})
 
 
+NO_FIX = fix_json([])
+
+
 def image_parts(request_json: dict[str, Any]) -> list[dict[str, Any]]:
     """The OpenAI-style `image_url` content parts of a request, in order."""
     return [part for m in request_json.get("messages") or [] if isinstance(m, dict)
@@ -112,7 +115,7 @@ def verdicts_json(verdicts: list[dict[str, Any]]) -> str:
 
 def answering(review: str | Callable[[dict[str, Any]], str],
               verdicts: dict[str, tuple[str, str | None]] | None = None, *,
-              fix: str | Callable[[dict[str, Any]], str] = fix_json([]), fixed: bool = True,
+              fix: str | Callable[[dict[str, Any]], str] = NO_FIX, fixed: bool = True,
               ) -> Callable[[dict[str, Any]], str]:
     """A `default`: review requests get `review` (text, or a function of the request); verification requests
     get a verdict per candidate by title, `verdicts[title] = (verdict, new severity)`, others confirmed. Fix

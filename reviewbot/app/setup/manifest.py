@@ -36,8 +36,10 @@ def webhook_url(public_url: str) -> str:
     return f"{public_url}/webhooks/github"
 
 
-def build_manifest(path: Path, *, public_url: str, redirect_url: str, name: str | None = None) -> dict[str, Any]:
-    """app.yml with the addresses of this installation of reviewbot filled in."""
+def build_manifest(path: Path, *, public_url: str, redirect_url: str, name: str | None = None,
+                   push_fixes: bool = False) -> dict[str, Any]:
+    """app.yml with the addresses of this installation of reviewbot filled in; `push_fixes` (REVIEWBOT_FIXES=push)
+    asks for `contents: write`, which a fix commit needs and nothing else does."""
     try:
         manifest = yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as exc:
@@ -49,6 +51,8 @@ def build_manifest(path: Path, *, public_url: str, redirect_url: str, name: str 
     manifest.update(url=public_url, hook_attributes=hook, redirect_url=redirect_url)
     if name:
         manifest["name"] = name
+    if push_fixes:
+        manifest["default_permissions"] = {**(manifest.get("default_permissions") or {}), "contents": "write"}
     return manifest
 
 

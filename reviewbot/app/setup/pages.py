@@ -76,7 +76,8 @@ class SetupPages:
         public = self.settings.public_url or base
         try:
             manifest = build_manifest(self.manifest_path or find_manifest(), public_url=public,
-                                      redirect_url=f"{base}/setup/callback", name=name)
+                                      redirect_url=f"{base}/setup/callback", name=name,
+                                      push_fixes=self.settings.fixes == "push")
             action = creation_url(self.settings.github_url, self.states.issue(), org)
         except ConfigError as exc:
             return self._reply(400, html.message(str(exc), "Setup cannot start"))

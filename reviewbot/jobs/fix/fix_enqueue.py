@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from reviewbot.jobs.commands.refusal import MAY_SPEND
 from reviewbot.queue import functions
 from reviewbot.queue.enqueue import Stored, store_job
-from reviewbot.queue.fix_request import ALL, FixArgs, Origin
+from reviewbot.queue.request import ALL, FixArgs, Origin
 
 __all__ = ["ALL", "FixArgs", "Origin", "enqueue_fix", "may_fix"]
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.fixes.fix_checks import Bounds, check_change, parse_errors
 from reviewbot.fixes.declined import Declined
 from reviewbot.fixes.edits import Change, apply_edits
+from reviewbot.fixes.fix_checks import Bounds, check_change, parse_errors
 from reviewbot.fixes.patch import hunks, unified_diff
 from reviewbot.fixes.render import commit_message, fixed_fingerprints, patch_block, suggestions
 from reviewbot.fixes.target import FixTarget, from_comment
@@ -115,7 +115,8 @@ def test_the_commit_names_the_finding_and_carries_a_trailer() -> None:
 
 
 def test_the_target_is_read_from_an_authentic_verified_comment_only() -> None:
-    body = "🟠 **Major** · bug · **Division by zero**\n\nText.\n\n" + marker("0123456789abcdef", "fedcba9876543210", KEY)
+    signed = marker("0123456789abcdef", "fedcba9876543210", KEY)
+    body = "🟠 **Major** · bug · **Division by zero**\n\nText.\n\n" + signed
     comment = {"id": 7, "body": body, "path": "app/stats.py", "line": 2, "start_line": None, "side": "RIGHT"}
     target = from_comment(comment, KEY)
     assert target is not None and (target.title, target.start, target.comment_id) == ("Division by zero", 2, 7)
