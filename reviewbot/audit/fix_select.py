@@ -67,6 +67,12 @@ def select(findings: Sequence[AuditFinding], selectors: Sequence[str],
     return sorted(picked.values(), key=lambda f: f.rank)
 
 
+def finding_at(findings: Sequence[AuditFinding], path: str, line: int) -> AuditFinding | None:
+    """The finding an alert points at: its file, the line within the finding's range (most severe first)."""
+    return next((f for f in sorted(findings, key=lambda f: f.rank)
+                 if f.path == path and f.start_line <= line <= f.end_line), None)
+
+
 def groups(findings: Sequence[AuditFinding], per: str) -> list[FixGroup]:
     """One group per finding, or per file (`per == "file"`), most severe first, at most MAX_GROUPS."""
     ranked = sorted(findings, key=lambda f: f.rank)

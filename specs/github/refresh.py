@@ -73,8 +73,9 @@ OPERATIONS += [
     ("get", f"{_R}/git/commits/{{commit_sha}}"), ("get", f"{_R}/git/ref/{{ref}}"),
     ("patch", f"{_R}/git/refs/{{ref}}"), ("post", f"{_R}/git/refs"),
 ]
-# Audit fixes (issue 34): a fix pull request from a `reviewbot/fix/…` branch against the audited branch.
-OPERATIONS += [("post", f"{_R}/pulls")]
+# Audit fixes (issue 34): a fix pull request from a `reviewbot/fix/…` branch against the audited branch, and the
+# code-scanning alert `@app fix #12` names.
+OPERATIONS += [("post", f"{_R}/pulls"), ("get", f"{_R}/code-scanning/alerts/{{alert_number}}")]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
           "installation", "installation_repositories", "ping", "push"]

@@ -80,6 +80,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("PATCH", f"{_REPO}/git/refs/{{ref:path}}", "token", github_git.update_ref),
     ("POST", f"{_REPO}/git/refs", "token", github_git.create_ref),
     ("POST", f"{_REPO}/pulls", "token", github_fix_pulls.create_pull),
+    ("GET", f"{_REPO}/code-scanning/alerts/{{alert_number}}", "token", github_code_scanning.get_alert),
     ("GET", _REPO, "token", github_repos.get_repo),
     ("GET", f"{_REPO}/pulls/{{number}}", "token", github_repos.get_pull),
     ("GET", f"{_REPO}/pulls/{{number}}/files", "token", github_repos.list_pull_files),

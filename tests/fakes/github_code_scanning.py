@@ -155,3 +155,27 @@ def analyse(state: GitHubState, repo: str, ref: str, run: dict[str, Any]) -> Non
         if (alert["tool"], alert["category"], alert["ref"]) == (tool, category, ref) and \
                 alert["state"] == "open" and alert["identity"] not in seen:
             alert.update(state="fixed", fixed_at=now_iso())
+
+
+def get_alert(state: GitHubState, call: Call) -> Reply:
+    """`GET …/code-scanning/alerts/{alert_number}`: one alert as GitHub renders it, its most recent instance's place."""
+    number = call.int_param("alert_number")
+    alert = next((a for a in state.code_scanning_alerts[call.repo] if a["number"] == number), None)
+    if alert is None:
+        raise ApiError(404, "No alert found for alert number")
+    url = state.api(f"/repos/{call.repo}/code-scanning/alerts/{number}")
+    return Reply(json={
+        "number": number, "created_at": alert["created_at"], "updated_at": alert.get("fixed_at") or alert["created_at"],
+        "url": url, "html_url": f"https://github.com/{call.repo}/security/code-scanning/{number}",
+        "instances_url": f"{url}/instances", "state": alert["state"], "fixed_at": alert.get("fixed_at"),
+        "dismissed_by": None, "dismissed_at": None, "dismissed_reason": None, "dismissed_comment": None,
+        "rule": {"id": alert["rule_id"], "severity": "error", "description": alert["message"][:100],
+                 "name": alert["rule_id"], "tags": [], "security_severity_level": "high"},
+        "tool": {"name": alert["tool"], "guid": None, "version": None},
+        "most_recent_instance": {
+            "ref": alert["ref"], "analysis_key": ".github/workflows/reviewbot.yml:audit", "environment": "{}",
+            "category": alert["category"], "state": alert["state"], "commit_sha": "0" * 40,
+            "message": {"text": alert["message"]},
+            "location": {"path": alert["path"], "start_line": alert["start_line"], "end_line": alert["start_line"],
+                         "start_column": 1, "end_column": 1},
+            "classifications": []}})

@@ -70,7 +70,8 @@ async def test_a_private_repositorys_finding_gets_one_checked_fix_pull_request_w
     [record] = await audits(redis_url)
     assert [f["title"] for f in record.findings] == [SQLI["title"]]
 
-    ask(web, fake_github, "@reviewbot-test fix CWE-89")
+    [alert] = fake_github.alerts(REPO, "open")
+    ask(web, fake_github, f"@reviewbot-test fix #{alert['number']}")
     await run_worker_until_idle(settings, redis_url)
     [pull] = fix_pulls(fake_github)
     assert pull.base_ref == "main" and pull.author == fake_github.bot_login
@@ -79,7 +80,8 @@ async def test_a_private_repositorys_finding_gets_one_checked_fix_pull_request_w
     assert files["app/files.py"] == TREE["app/files.py"]  # nothing else changed
     message = fake_github.commit_messages[(REPO, pull.head_sha)]
     assert len(fixed_fingerprints(message)) == 1
-    assert "code-scanning" in pull.body and "CWE-89" in pull.body and f"#{ISSUE}" in pull.body
+    assert f"code-scanning alert [#{alert['number']}]" in pull.body and "CWE-89" in pull.body
+    assert f"reported on #{ISSUE}" in pull.body
     # Checked before it was opened: the fix, its verification, and the audit's request over the changed file,
     # whose files are the fix's (the re-audit found nothing).
     reaudit = [r for r in fake_model.requests if isinstance(r.json, dict)
@@ -107,6 +109,12 @@ async def test_a_private_repositorys_finding_gets_one_checked_fix_pull_request_w
     outcomes = await ledger_fixes(redis_url)
     assert "pull-request" in outcomes and "ci-failed" in outcomes
     assert_everything_posted_is_safe(fake_github, REPO, ISSUE)
+
+    # Merged: the next (incremental) audit of the branch no longer reports it, and its upload closes the alert.
+    fake_github.set_branch(REPO, "main", files)
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)
+    assert [a["path"] for a in fake_github.alerts(REPO, "fixed")] == ["app/db.py"]
 
 
 async def test_a_passing_ci_is_told_with_its_count_and_a_fix_the_re_audit_still_flags_is_declined(

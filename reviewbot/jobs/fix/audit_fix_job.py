@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 
 from reviewbot.audit.disclosure import is_public
-from reviewbot.audit.fix_select import FixGroup, groups, public_refusal, select
+from reviewbot.audit.findings import AuditFinding
+from reviewbot.audit.fix_select import FixGroup, finding_at, groups, public_refusal, select
+from reviewbot.audit.sarif import TOOL_NAME
 from reviewbot.audit.service_record import AuditRecord
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import GitHubError, OverBudget
@@ -71,7 +73,8 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, audit_id: str, selector
     async with audit_tree(deps, port, record.repo, record.sha) as root:
         snapshot = DirSnapshot(root)
         findings = audit_findings(record.findings, snapshot.read)
-        chosen = select(findings, selectors, {})
+        alerts = await _alerts(port, record.repo, selectors, findings)
+        chosen = select(findings, selectors, alerts)
         if is_public(record.visibility):  # never a public pull request naming an undisclosed vulnerability
             await _tell(port, record, asked_in, public_refusal(chosen))
             return {"outcome": "declined:public", "findings": len(chosen)}
@@ -82,15 +85,29 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, audit_id: str, selector
         per = str((record.config.get("audit") or {}).get("fix_per") or "finding")
         prefix = plan_prefix(await AuditStore(redis).load_plan(audit_id))
         await deps.budget.reserve(record.installation_id, record.repo, job_id, *review_estimate(deps.settings))
-        outcomes = [await _one(deps, port, redis, record, prefix, snapshot.read, group, asked_in, job_id)
+        numbers = {f.fingerprint: n for n, f in alerts.items()}
+        outcomes = [await _one(deps, port, redis, record, prefix, snapshot.read, group, asked_in, job_id, numbers)
                     for group in groups(chosen, per)]
     await RedisMemo(redis, job_id).clear()
     opened = [o for o in outcomes if o.startswith(("pull-request", "suggested"))]
     return {"outcome": opened[0] if opened else outcomes[0], "each": outcomes}
 
 
+async def _alerts(port: GitHubPort, repo: str, selectors: list[str],
+                  findings: list[AuditFinding]) -> dict[int, AuditFinding]:
+    """The findings of the alerts named (`#12`): reviewbot's own alerts, matched to the record by place."""
+    found: dict[int, AuditFinding] = {}
+    for selector in selectors:
+        if selector.startswith("#"):
+            place = await port.alert_place(repo, int(selector[1:]))
+            finding = finding_at(findings, place.path, place.start_line) if place is not None else None
+            if place is not None and place.tool == TOOL_NAME and finding is not None:
+                found[place.number] = finding
+    return found
+
+
 async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, prefix: Any, read: Any,
-               group: FixGroup, asked_in: int, job_id: str) -> str:
+               group: FixGroup, asked_in: int, job_id: str, alert_numbers: dict[str, int]) -> str:
     """One group's fix, once: planned, checked, then a pull request (push) or a patch in the reply (suggest)."""
     once = keys.audit_fix_once_key(record.repo, record.branch, group.key)
     if (earlier := await redis.get(once)) is not None:
@@ -119,7 +136,7 @@ async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, pr
         await redis.set(once, json.dumps({"outcome": "suggested"}), ex=keys.FIX_PR_TTL)
         return "suggested"
     try:
-        number = await open_fix_pull(port, redis, record, group, planned, asked_in)
+        number = await open_fix_pull(port, redis, record, group, planned, asked_in, alert_numbers)
     except GitHubError as exc:
         if exc.status not in (403, 404, 422):
             raise

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 async def open_fix_pull(port: GitHubPort, redis: Any, record: AuditRecord, group: FixGroup, planned: AuditFixPlan,
-                        asked_in: int) -> int:
+                        asked_in: int, alert_numbers: dict[str, int]) -> int:
     """The pull request's number. GitHubError 422 when the branch exists (an earlier fix of the same findings)."""
     change = planned.change
     sha = await port.commit_to_new_branch(record.repo, group.branch, record.sha,
@@ -24,7 +24,7 @@ async def open_fix_pull(port: GitHubPort, redis: Any, record: AuditRecord, group
                                           commit_message(group.targets, planned.explanation))
     tracking = record.publication.issue_number if record.publication is not None else None
     body = pull_body(group, planned.explanation, repo_url=record.repo_url or f"https://github.com/{record.repo}",
-                     alert_numbers={}, tracking_issue=tracking, asked_in=asked_in or None)
+                     alert_numbers=alert_numbers, tracking_issue=tracking, asked_in=asked_in or None)
     opened = await port.create_pull(record.repo, head=group.branch, base=record.branch, title=pull_title(group),
                                     body=body)
     # Its CI is read when a check suite on the commit completes; told where the fix was asked, else on the pull.
