@@ -17,6 +17,8 @@ NO_STATE = ("`{name} {verb}` needs reviewbot's server, which keeps state between
 NO_AUDIT = ("`{name} audit` needs reviewbot's server; in the GitHub Action, a security audit is a workflow of its own "
             "with `mode: audit`, on a schedule or by hand, that uploads SARIF to code scanning (see the action's "
             "documentation).")
+NO_FIX = ("`{name} fix` needs reviewbot's server: fixes are made by its worker, when its operator turns them on; "
+          "the GitHub Action reviews only.")
 # Only what this workflow answers: the App's own help also lists pause, resume, audit and thread commands.
 HELP = """reviewbot (the GitHub Action) answers these commands in a pull request comment, each in a paragraph of \
 its own:
@@ -46,8 +48,8 @@ async def run_command(run: Run, command: CommentCommand) -> Outcome:
         trigger = SECURITY_TRIGGER if verb == "security-review" else "comment"
         return await review_in_action(run, ReviewRequest(0, repo, number, pull.head_sha, trigger=trigger,
                                                          full=verb != "review", run=run.run_id))
-    if verb in ("pause", "resume", "audit"):
-        why = NO_AUDIT if verb == "audit" else NO_STATE
+    if verb in ("pause", "resume", "audit", "fix"):
+        why = NO_AUDIT if verb == "audit" else NO_FIX if verb == "fix" else NO_STATE
         await port.create_issue_comment(repo, number, why.format(name=f"@{name}", verb=verb))
         return Outcome("skipped", f"{verb} is not available in the GitHub Action")
     prefix = "" if verb == "help" else "I did not understand that command.\n\n"

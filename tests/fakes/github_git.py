@@ -30,7 +30,7 @@ def tree_sha(commit_sha: str) -> str:
     return content_sha("tree", commit_sha)
 
 
-def _tree_files(state: GitHubState, repo: str, sha: str) -> dict[str, str] | None:
+def tree_files(state: GitHubState, repo: str, sha: str) -> dict[str, str] | None:
     if (repo, sha) in state.git_trees:
         return dict(state.git_trees[(repo, sha)])
     return next((dict(files) for (r, commit), files in state.commits.items() if r == repo and tree_sha(commit) == sha),
@@ -53,7 +53,7 @@ def create_tree(state: GitHubState, call: Call) -> Reply:
     _writable(state, call)
     body = call.json_object()
     base = body.get("base_tree")
-    files = _tree_files(state, call.repo, base) if isinstance(base, str) else {}
+    files = tree_files(state, call.repo, base) if isinstance(base, str) else {}
     if files is None:
         raise ApiError(422, "Invalid tree info")
     for entry in body.get("tree") or []:
@@ -66,9 +66,12 @@ def create_tree(state: GitHubState, call: Call) -> Reply:
             files[path] = state.blobs[(call.repo, entry["sha"])]
         else:
             raise ApiError(422, "Invalid tree info")
+        if path in files:  # the mode it is written with (one set per repository: enough for these tests)
+            (state.executables.add if entry.get("mode") == "100755" else state.executables.discard)((call.repo, path))
     sha = content_sha("tree", json.dumps(sorted(files.items())))
     state.git_trees[(call.repo, sha)] = files
-    entries = [{"path": p, "mode": "100644", "type": "blob", "sha": git_blob_sha(c), "size": len(c.encode()),
+    entries = [{"path": p, "mode": "100755" if (call.repo, p) in state.executables else "100644", "type": "blob",
+                "sha": git_blob_sha(c), "size": len(c.encode()),
                 "url": state.api(f"/repos/{call.repo}/git/blobs/{git_blob_sha(c)}")} for p, c in sorted(files.items())]
     return Reply(201, {"sha": sha, "url": state.api(f"/repos/{call.repo}/git/trees/{sha}"), "tree": entries,
                        "truncated": False})
@@ -96,7 +99,7 @@ def get_commit(state: GitHubState, call: Call) -> Reply:
 def create_commit(state: GitHubState, call: Call) -> Reply:
     _writable(state, call)
     body = call.json_object()
-    files = _tree_files(state, call.repo, str(body.get("tree")))
+    files = tree_files(state, call.repo, str(body.get("tree")))
     parents = [str(p) for p in body.get("parents") or []]
     if files is None or not isinstance(body.get("message"), str) or any((call.repo, p) not in state.commits
                                                                         for p in parents):

@@ -10,6 +10,7 @@ from typing import Any
 
 from tests.fakes.diffs import FileDiff, git_blob_sha, git_diff
 from tests.fakes.github_core import WEB_URL, ApiError, Call, Reply, not_found, paginate
+from tests.fakes.github_git import tree_files
 from tests.fakes.github_state import GitHubState, PullRequest, content_sha, stable_id
 
 MAX_DIFF_FILES = 300
@@ -206,13 +207,16 @@ def get_contents(state: GitHubState, call: Call) -> Reply:
 def get_tree(state: GitHubState, call: Call) -> Reply:
     """`git/trees/{sha}`: top-level entries, or every file and directory with `recursive`."""
     sha = state.resolve_ref(call.repo, call.params["ref"])
-    if sha is None:
+    files = state.commits.get((call.repo, sha), {}) if sha is not None else tree_files(state, call.repo,
+                                                                                          call.params["ref"])
+    if files is None:
         raise not_found()
-    files = state.commits.get((call.repo, sha), {})
+    if sha is None:  # a tree's own sha (the Git Data API's): named as it was asked for
+        sha = call.params["ref"]
     recursive = call.query.get("recursive") not in (None, "", "0", "false")
     dirs = {"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)}
-    entries = [{"path": p, "mode": "100644", "type": "blob", "sha": git_blob_sha(c), "size": len(c.encode())}
-               for p, c in files.items()]
+    entries = [{"path": p, "mode": "100755" if (call.repo, p) in state.executables else "100644", "type": "blob",
+                "sha": git_blob_sha(c), "size": len(c.encode())} for p, c in files.items()]
     entries += [{"path": d, "mode": "040000", "type": "tree", "sha": content_sha("tree", sha, d)} for d in dirs]
     if not recursive:
         entries = [e for e in entries if "/" not in e["path"]]

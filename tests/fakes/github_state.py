@@ -221,6 +221,8 @@ class GitHubState:
             self.blobs: dict[tuple[str, str], str] = {}
             self.git_trees: dict[tuple[str, str], dict[str, str]] = {}
             self.git_commits: list[tuple[str, str]] = []
+            # (repo, path) of executable files (mode 100755 in trees; a tree written through the API sets or clears it)
+            self.executables: set[tuple[str, str]] = set()
 
     def suite_id(self, repo: str, head_sha: str) -> int:
         """GitHub makes one check suite per App and commit: every check run of ours on that commit is in it."""

@@ -74,10 +74,12 @@ async def test_a_threads_fix_is_one_commit_the_next_review_finds_fixed_and_askin
         fake_model: FakeModel) -> None:
     fake_model.default = reviewing()
     pull = open_pull(fake_github)
+    fake_github.executables.add((REPO, "app/calc.py"))  # the commit keeps the file's mode
     root = await reviewed(web, pushing, redis_url, fake_github, pull)
     said = await asked_in_thread(web, pushing, redis_url, fake_github, pull, root)
 
     [(repo, sha)] = fake_github.git_commits
+    assert (REPO, "app/calc.py") in fake_github.executables
     pr = fake_github.pull(REPO, 7)
     assert repo == REPO and pr.head_sha == sha and fake_github.parents[(REPO, sha)] == [pull["head"]["sha"]]
     assert fake_github.commits[(REPO, sha)]["app/calc.py"] == HEAD_CALC.replace(BUG, GUARDED)
@@ -89,6 +91,8 @@ async def test_a_threads_fix_is_one_commit_the_next_review_finds_fixed_and_askin
     assert fix_request.headers["x-session-affinity"] == review_request.headers["x-session-affinity"]
     # The fix turn follows the review's own prompt: the same system message and the same first user message.
     assert fix_request.json["messages"][:2] == review_request.json["messages"][:2]
+    served = fake_model.served[fake_model.requests.index(fix_request)]["usage"]  # one request at a time here
+    assert served["prompt_tokens_details"]["cached_tokens"] > served["prompt_tokens"] // 2  # the prefix is cached
     assert await ledger_fixes(redis_url) == [("fix", "pushed")]
 
     # The push is a new head: its review finds the bug gone and resolves the finding's thread.
@@ -203,3 +207,23 @@ async def test_fixes_are_off_unless_the_operator_turns_them_on(
     said = [c["body"] for c in fake_github.issue_comments[(REPO, 7)] if c["user"]["login"] == fake_github.bot_login]
     assert "REVIEWBOT_FIXES=suggest" in said[-1] and fake_model.fix_requests() == []
     assert json.dumps(said)  # posted text only
+
+
+async def test_the_port_makes_a_branch_and_a_commit_on_it_as_a_fix_pull_request_would(
+        settings: Settings, fake_github: FakeGitHub) -> None:
+    """What an audit's fix pull request builds on: a `reviewbot/fix/…` branch, then one commit on it."""
+    from reviewbot.app.port import GitHubPort
+    from reviewbot.app.port.gitdata import BranchMoved
+
+    fake_github.add_installation(INSTALLATION, [REPO], permissions={"contents": "write", "metadata": "read"})
+    main = fake_github.set_branch(REPO, "main", {"app/calc.py": HEAD_CALC})
+    port = GitHubPort(fake_github.workflow_token(INSTALLATION), settings.github_api_url)
+    try:
+        await port.create_branch(REPO, "reviewbot/fix/calc", main)
+        sha = await port.commit_files(REPO, "reviewbot/fix/calc", main, {"app/calc.py": "x = 1\n"}, "Fix: calc\n")
+        assert await port.branch_head(REPO, "reviewbot/fix/calc") == sha
+        assert fake_github.commits[(REPO, sha)] == {"app/calc.py": "x = 1\n"}
+        with pytest.raises(BranchMoved):  # made on `main` again, but the branch is at `sha` now
+            await port.commit_files(REPO, "reviewbot/fix/calc", main, {"app/calc.py": "x = 2\n"}, "Fix: again\n")
+    finally:
+        port.close()

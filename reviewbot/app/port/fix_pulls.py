@@ -10,7 +10,6 @@ from typing import Any
 from reviewbot.app.port.base import _q
 from reviewbot.app.port.gitdata import GitDataAPI
 from reviewbot.app.requester import next_link
-from reviewbot.errors import GitHubError
 
 MAX_CHECK_RUN_PAGES = 10  # 1,000 check runs on one commit: more than any CI reports
 
@@ -33,24 +32,13 @@ class CheckRun:
 
 
 class FixPullsAPI(GitDataAPI):
-    """POST refs, POST pulls, GET commits/{ref}/check-runs."""
-
-    async def branch_exists(self, repo: str, branch: str) -> bool:
-        ref = "/".join(urllib.parse.quote(part, safe="") for part in branch.split("/"))
-        try:
-            await self._get(f"GET ref {branch}", f"/repos/{_q(repo)}/git/ref/heads/{ref}")
-        except GitHubError as exc:
-            if exc.status == 404:
-                return False
-            raise
-        return True
+    """A commit on a new branch, POST pulls, GET commits/{ref}/check-runs."""
 
     async def commit_to_new_branch(self, repo: str, branch: str, parent: str, files: Mapping[str, str],
                                    message: str) -> str:
         """One commit on `parent` with `files` changed, and a new branch `branch` at it (422 if it exists)."""
         sha = await self.make_commit(repo, parent, files, message)
-        await self._send("POST", f"POST ref {branch}", f"/repos/{_q(repo)}/git/refs",
-                         {"ref": f"refs/heads/{branch}", "sha": sha})
+        await self.create_branch(repo, branch, sha)
         return sha
 
     async def create_pull(self, repo: str, *, head: str, base: str, title: str, body: str) -> OpenedPull:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 
 from reviewbot.app.port.gitdata import BranchMoved
-from reviewbot.errors import OverBudget
+from reviewbot.errors import ModelPermanent, OverBudget
 from reviewbot.fixes.declined import Declined
 from reviewbot.fixes.target import FixTarget
 from reviewbot.inference.budget import BudgetSpent, review_estimate
@@ -26,6 +26,7 @@ from reviewbot.jobs.fix.fix_plan import plan_fix
 from reviewbot.jobs.fix.fix_targets import open_targets, thread_target
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
+from reviewbot.review.publish.markdown import neutralize
 from reviewbot.state import keys
 
 if TYPE_CHECKING:
@@ -89,6 +90,10 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
         return {"outcome": "budget", "reason": str(exc)}
     except OverBudget as exc:
         return await _declined(port, redis, args, targets, Declined("budget", str(exc)[:200]))
+    except ModelPermanent as exc:  # the provider refused: said where the fix was asked, not remembered (ask again)
+        await reply(port, args, f"No fix: the model request failed ({neutralize(str(exc)[:200])}). Nothing was "
+                                "pushed.")
+        return {"outcome": "failed", "reason": str(exc)}
     except Declined as declined:
         return await _declined(port, redis, args, targets, declined)
     except BranchMoved:  # a person pushed while the fix was made: theirs wins, the fix is planned on it
@@ -114,7 +119,8 @@ async def _declined(port: GitHubPort, redis: Any, args: FixArgs, targets: Sequen
                     declined: Declined) -> dict[str, Any]:
     await tell_declined(port, args, targets, declined.text)
     outcome = {"outcome": f"declined:{declined.reason}", "reason": declined.detail}
-    await _remember(redis, args, targets, outcome, "")
+    if targets:  # nothing to fix is not remembered: a later review on this head may leave findings
+        await _remember(redis, args, targets, outcome, "")
     log.info("fix declined", extra={"repo": args.repo, "pr": args.number, "reason": declined.reason})
     return outcome
 
