@@ -27,14 +27,15 @@ MAX_NAMED = 5
 
 @dataclass(frozen=True)
 class FixCommit:
-    """Where a fix commit's CI result is told: an issue or pull request number of `repo` (`report_to`), and the
-    fix pull request when the fix is one (`pull`, else 0)."""
+    """Where a fix commit's CI result is told: an issue or pull request number of `repo` (`report_to`), in a review
+    thread of it (`thread`) or not, and the fix pull request when the fix is one (`pull`, else 0)."""
 
     installation_id: int
     repo: str
     report_to: int
     pull: int = 0
     kind: str = "audit"  # audit (a fix pull request) or push (a commit on the pull request's branch)
+    thread: int = 0  # a review thread's first comment, when the fix was asked there: the result is a reply in it
 
 
 async def remember_fix_commit(redis: Any, sha: str, fix: FixCommit) -> None:
@@ -75,7 +76,11 @@ async def report_fix_ci(ctx: dict[str, Any], installation_id: int, repo: str, he
             if not await redis.set(keys.fix_ci_reported_key(repo, head_sha), outcome, nx=True, ex=keys.STATE_TTL):
                 return {"outcome": "already told"}
             where = f" (#{fix.pull})" if fix.pull and fix.pull != fix.report_to else ""
-            await port.create_issue_comment(repo, fix.report_to, f"The fix{where} at {head_sha[:7]}: {text}")
+            said = f"The fix{where} at {head_sha[:7]}: {text}"
+            if fix.thread:
+                await port.reply_to_review_comment(repo, fix.report_to, fix.thread, said)
+            else:
+                await port.create_issue_comment(repo, fix.report_to, said)
             await Ledger(redis, deps.settings.ledger_days).record(
                 Entry(repo=repo, pr=fix.pull or fix.report_to, sha=head_sha, outcome=outcome, trigger="check_suite",
                       installation=installation_id, kind="fix", job_id=job_id), now=time.time())

@@ -102,7 +102,9 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
         await RedisMemo(redis, job_id).clear()
     outcome = {"outcome": delivered.outcome, "sha": delivered.sha}
     if delivered.sha:  # the pull request's CI on the fix commit is reported where the fix was asked
-        await remember_fix_commit(redis, delivered.sha, FixCommit(args.installation_id, repo, number, 0, "push"))
+        thread = args.comment_id if args.origin == "thread" else 0
+        await remember_fix_commit(redis, delivered.sha, FixCommit(args.installation_id, repo, number, 0, "push",
+                                                                  thread))
     await _remember(redis, args, targets, outcome, delivered.sha)
     log.info("fix delivered", extra={"repo": repo, "pr": number, "outcome": delivered.outcome})
     return {**outcome, "findings": [t.fingerprint for t in targets]}
