@@ -53,7 +53,11 @@ async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, 
         return {"outcome": "not allowed"}
     if verb == "audit":
         return await _audit(port, redis, installation_id, repo, number, comment_id, author, args, pull)
-    if verb == "fix":  # in an issue: the audit's answer or its tracking issue
+    if verb == "fix":  # in an issue: the audit's answer or its tracking issue; within the commands' limits
+        if refusal := await over_limit(redis, installation_id, repo, number, author):
+            if await first_telling(redis, repo, number, author):
+                await port.create_issue_comment(repo, number, refusal)
+            return {"outcome": "limited"}
         return await ask_audit_fix(port, redis, installation_id, repo, number, author, args)
     return await _run(port, redis, installation_id, repo, number, author, verb, name, job_id)
 

@@ -1,11 +1,14 @@
 """Asking for audit fixes: `@app fix` in an issue finds the repository's latest finished branch audit and stores
-its fix job once per selection."""
+its fix job once per selection; the alerts it names (`#12`) read back as the audit's findings."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from reviewbot.audit.findings import AuditFinding
+from reviewbot.audit.fix_select import finding_at
+from reviewbot.audit.sarif import TOOL_NAME
 from reviewbot.audit.service_record import AuditRecord
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.jobs.audit.audit_target import keeps_baseline
@@ -36,3 +39,16 @@ async def ask_audit_fix(port: GitHubPort, redis: Any, installation_id: int, repo
         return {"outcome": "no audit"}
     stored = await enqueue_audit_fix(redis, record, selectors, author, number)
     return {"outcome": stored, "audit": record.id}
+
+
+async def alert_findings(port: GitHubPort, repo: str, selectors: Sequence[str],
+                         findings: Sequence[AuditFinding]) -> dict[int, AuditFinding]:
+    """The findings of the alerts named (`#12`): reviewbot's own alerts, matched to the record by place."""
+    found: dict[int, AuditFinding] = {}
+    for selector in selectors:
+        if selector.startswith("#"):
+            place = await port.alert_place(repo, int(selector[1:]))
+            finding = finding_at(findings, place.path, place.start_line) if place is not None else None
+            if place is not None and place.tool == TOOL_NAME and finding is not None:
+                found[place.number] = finding
+    return found

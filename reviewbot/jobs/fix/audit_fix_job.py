@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 
 from reviewbot.audit.disclosure import is_public
-from reviewbot.audit.findings import AuditFinding
-from reviewbot.audit.fix_select import FixGroup, finding_at, groups, public_refusal, select
-from reviewbot.audit.sarif import TOOL_NAME
+from reviewbot.audit.fix_select import FixGroup, groups, public_refusal, select
 from reviewbot.audit.service_record import AuditRecord
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.errors import GitHubError, OverBudget
@@ -25,6 +23,7 @@ from reviewbot.inference.budget import BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_record import audit_findings
 from reviewbot.jobs.audit.chunk_input import audit_tree
+from reviewbot.jobs.fix.audit_fix_enqueue import alert_findings
 from reviewbot.jobs.fix.audit_fix_plan import plan_audit_fix, plan_prefix
 from reviewbot.jobs.fix.audit_fix_pull import open_fix_pull
 from reviewbot.observe.jobcontext import current
@@ -53,57 +52,47 @@ async def fix_audit_findings(ctx: dict[str, Any], installation_id: int, repo: st
         scope.charge = functools.partial(deps.budget.charge, installation_id, repo, job_id)
     try:
         return await retries.settled(redis, job_id, "audit fix", {"repo": repo, "pr": asked_in},
-                                     _fix(deps, port, redis, audit_id, selectors, asked_in, job_id))
+                                     _fix(deps, port, redis, repo, audit_id, selectors, asked_in, job_id))
     finally:
         port.close()
         with contextlib.suppress(RedisError):
             await deps.budget.release(installation_id, repo, job_id)
 
 
-async def _fix(deps: Deps, port: GitHubPort, redis: Any, audit_id: str, selectors: list[str], asked_in: int,
-               job_id: str) -> dict[str, Any]:
+async def _fix(deps: Deps, port: GitHubPort, redis: Any, repo: str, audit_id: str, selectors: list[str],
+               asked_in: int, job_id: str) -> dict[str, Any]:
     record = await AuditStore(redis).load(audit_id)
     if record is None or record.status != "done":
-        await _tell(port, record, asked_in, "That audit's record is gone (audits are kept 30 days): audit again, "
-                                            "then ask for the fix.")
+        await _tell(port, repo, asked_in, "That audit's record is gone (audits are kept 30 days): audit again, "
+                                          "then ask for the fix.")
         return {"outcome": "gone"}
     if deps.settings.fixes == "off":
-        await _tell(port, record, asked_in, OFF)
+        await _tell(port, repo, asked_in, OFF)
         return {"outcome": "off"}
     async with audit_tree(deps, port, record.repo, record.sha) as root:
         snapshot = DirSnapshot(root)
         findings = audit_findings(record.findings, snapshot.read)
-        alerts = await _alerts(port, record.repo, selectors, findings)
+        alerts = await alert_findings(port, record.repo, selectors, findings)
         chosen = select(findings, selectors, alerts)
         if is_public(record.visibility):  # never a public pull request naming an undisclosed vulnerability
-            await _tell(port, record, asked_in, public_refusal(chosen))
+            await _tell(port, record.repo, asked_in, public_refusal(chosen))
             return {"outcome": "declined:public", "findings": len(chosen)}
         if not chosen:
-            await _tell(port, record, asked_in, "No verified finding of the latest audit matches that: nothing to "
+            await _tell(port, record.repo, asked_in, "No verified finding of the latest audit matches that: nothing to "
                                                 "fix.")
             return {"outcome": "declined:no-fixable-findings"}
         per = str((record.config.get("audit") or {}).get("fix_per") or "finding")
         prefix = plan_prefix(await AuditStore(redis).load_plan(audit_id))
-        await deps.budget.reserve(record.installation_id, record.repo, job_id, *review_estimate(deps.settings))
+        try:
+            await deps.budget.reserve(record.installation_id, record.repo, job_id, *review_estimate(deps.settings))
+        except (BudgetSpent, OverBudget) as exc:
+            await _tell(port, record.repo, asked_in, f"No fix was made: the budget is spent ({exc})."[:300])
+            return {"outcome": "budget", "reason": str(exc)[:200]}
         numbers = {f.fingerprint: n for n, f in alerts.items()}
         outcomes = [await _one(deps, port, redis, record, prefix, snapshot.read, group, asked_in, job_id, numbers)
                     for group in groups(chosen, per)]
-    await RedisMemo(redis, job_id).clear()
     opened = [o for o in outcomes if o.startswith(("pull-request", "suggested"))]
     return {"outcome": opened[0] if opened else outcomes[0], "each": outcomes}
-
-
-async def _alerts(port: GitHubPort, repo: str, selectors: list[str],
-                  findings: list[AuditFinding]) -> dict[int, AuditFinding]:
-    """The findings of the alerts named (`#12`): reviewbot's own alerts, matched to the record by place."""
-    found: dict[int, AuditFinding] = {}
-    for selector in selectors:
-        if selector.startswith("#"):
-            place = await port.alert_place(repo, int(selector[1:]))
-            finding = finding_at(findings, place.path, place.start_line) if place is not None else None
-            if place is not None and place.tool == TOOL_NAME and finding is not None:
-                found[place.number] = finding
-    return found
 
 
 async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, prefix: Any, read: Any,
@@ -113,25 +102,28 @@ async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, pr
     if (earlier := await redis.get(once)) is not None:
         said = json.loads(earlier)
         pull = f" (#{said['pull']})" if said.get("pull") else ""
-        await _tell(port, record, asked_in, f"A fix for {_named(group)} was already {said['outcome']}{pull}; "
+        await _tell(port, record.repo, asked_in, f"A fix for {_named(group)} was already {said['outcome']}{pull}; "
                                             "nothing more was done.")
         return "already"
 
     async def gate(held_tokens: int, held_usd: float) -> None:
         await deps.budget.reserve(record.installation_id, record.repo, job_id, held_usd, held_tokens)
 
+    scope = f"{job_id}:{group.key}"
     try:
-        planned = await plan_audit_fix(deps, redis, record, prefix, read, group, f"{job_id}:{group.key}", gate)
+        planned = await plan_audit_fix(deps, redis, record, prefix, read, group, scope, gate)
     except (BudgetSpent, OverBudget) as exc:
-        await _tell(port, record, asked_in, declined_reply(group.targets, f"the budget is spent ({exc})"[:300]))
+        await _tell(port, record.repo, asked_in, declined_reply(group.targets, f"the budget is spent ({exc})"[:300]))
         return "budget"
     except Declined as declined:
+        await RedisMemo(redis, scope).clear()
         await redis.set(once, json.dumps({"outcome": f"declined ({declined.reason})"}), ex=keys.FIX_PR_TTL)
-        await _tell(port, record, asked_in, declined_reply(group.targets, declined.text))
+        await _tell(port, record.repo, asked_in, declined_reply(group.targets, declined.text))
         log.info("audit fix declined", extra={"repo": record.repo, "reason": declined.reason})
         return f"declined:{declined.reason}"
+    await RedisMemo(redis, scope).clear()  # the answers were for this plan only
     if deps.settings.fixes != "push":
-        await _tell(port, record, asked_in, suggested_reply(group.targets, planned.explanation,
+        await _tell(port, record.repo, asked_in, suggested_reply(group.targets, planned.explanation,
                                                             patch_block(planned.change)))
         await redis.set(once, json.dumps({"outcome": "suggested"}), ex=keys.FIX_PR_TTL)
         return "suggested"
@@ -142,10 +134,10 @@ async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, pr
             raise
         why = ("the App may not write to this repository (it needs `contents: write`)" if exc.status != 422
                else f"the branch `{group.branch}` exists already")
-        await _tell(port, record, asked_in, declined_reply(group.targets, why))
+        await _tell(port, record.repo, asked_in, declined_reply(group.targets, why))
         return "declined:not-granted" if exc.status != 422 else "already"
     await redis.set(once, json.dumps({"outcome": "opened", "pull": number}), ex=keys.FIX_PR_TTL)
-    await _tell(port, record, asked_in, f"Opened #{number}: a checked fix for {_named(group)}. Its CI result will "
+    await _tell(port, record.repo, asked_in, f"Opened #{number}: a checked fix for {_named(group)}. Its CI result will "
                                         "be reported here.")
     return "pull-request"
 
@@ -155,7 +147,7 @@ def _named(group: FixGroup) -> str:
     return f"**{targets[0].title}**" if len(targets) == 1 else f"{len(targets)} findings in `{targets[0].path}`"
 
 
-async def _tell(port: GitHubPort, record: AuditRecord | None, asked_in: int, text: str) -> None:
+async def _tell(port: GitHubPort, repo: str, asked_in: int, text: str) -> None:
     """A reply where the fix was asked; autofix (no issue) says nothing there: its pull request is the news."""
-    if asked_in and record is not None:
-        await port.create_issue_comment(record.repo, asked_in, text)
+    if asked_in:
+        await port.create_issue_comment(repo, asked_in, text)
