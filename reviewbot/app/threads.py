@@ -14,7 +14,7 @@ query($owner: String!, $name: String!, $number: Int!, $after: String) {
     pullRequest(number: $number) {
       reviewThreads(first: 100, after: $after) {
         nodes {
-          id isResolved isOutdated path line
+          id isResolved isOutdated path line resolvedBy { login }
           comments(first: 100) { nodes { fullDatabaseId author { login } body } }
         }
         pageInfo { hasNextPage endCursor }
@@ -42,6 +42,7 @@ class ReviewThread(TypedDict):
     path: str
     line: int | None  # None once the thread is outdated
     comments: list[ThreadComment]
+    resolved_by: str  # who resolved it (a person, or the App's bot login); empty while unresolved
 
 
 async def review_threads(requester: Requester, repo: str, number: int) -> list[ReviewThread]:
@@ -75,6 +76,7 @@ def _thread(node: dict[str, Any]) -> ReviewThread:
         id=str(node.get("id") or ""), is_resolved=bool(node.get("isResolved")),
         is_outdated=bool(node.get("isOutdated")), path=str(node.get("path") or ""),
         line=int(line) if isinstance(line, int) else None,
+        resolved_by=str((node.get("resolvedBy") or {}).get("login") or ""),
         comments=[ThreadComment(database_id=_big_int(c.get("fullDatabaseId")),
                                 author=str((c.get("author") or {}).get("login") or ""), body=str(c.get("body") or ""))
                   for c in comments if isinstance(c, dict)])

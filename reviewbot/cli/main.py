@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from reviewbot.cli import action, audit_eval, github_app, learnings, repo_config, review, service, usage
+from reviewbot.cli import action, audit_eval, github_app, learnings, repo_config, review, service, stats, usage
 from reviewbot.errors import ReviewbotError
 
-FAMILIES = (service, review, audit_eval, github_app, repo_config, usage, learnings, action)
+FAMILIES = (service, review, audit_eval, github_app, repo_config, usage, stats, learnings, action)
 
 
 class _Version(argparse.Action):
@@ -36,7 +36,7 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="reviewbot",
         description="The `reviewbot` command: serve, worker, review, audit, eval, setup, doctor, redeliver, "
-                    "config, usage, learnings, action. `reviewbot COMMAND --help` explains each.")
+                    "config, usage, stats, learnings, action. `reviewbot COMMAND --help` explains each.")
     top.add_argument("--version", action=_Version)
     sub = top.add_subparsers(dest="command", required=True)
     for family in FAMILIES:

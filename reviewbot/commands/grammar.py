@@ -26,6 +26,7 @@ _MENTION = re.compile(r"@([A-Za-z0-9][A-Za-z0-9-]*)(\[bot\])?", re.IGNORECASE)
 _AFTER_MENTION = ("", ",", ":", "，", "：", "、")  # "@app", "@app, dismiss": addressed, no command
 _ENDS = ".!。！…"  # a command may end like a sentence: "@app dismiss." "@app won't fix!"
 _QUESTION = "?？"
+_INVISIBLE = "\ufeff"  # a byte-order mark (zero-width no-break space) before the mention: the reader sees nothing
 _DASHES = "–—―"
 # Sentence-final question particles, for languages that ask without a mark ("…ですか", "…吗", "…까").
 _PARTICLES = ("か", "かな", "吗", "嗎", "呢", "까", "까요", "나요")
@@ -55,6 +56,7 @@ def readings(body: str, names: Iterable[str]) -> Iterator[Reading]:
 
 def read(paragraph: str, wanted: set[str]) -> Reading | None:
     """None unless the paragraph starts with the mention; else what it says."""
+    paragraph = paragraph.lstrip(_INVISIBLE)
     mention = _MENTION.match(paragraph)
     if mention is None or mention.group(1).lower() not in wanted:
         return None

@@ -40,7 +40,7 @@ def apply_edits(head: Mapping[str, str | None], edits: Sequence[Edit]) -> Change
                 raise Declined("does-not-apply", f"edit {number}: `{edit.path}` is not a file of the head")
             before[edit.path] = after[edit.path] = text
         current = after[edit.path]
-        found = current.count(edit.old) if edit.old else 0
+        found = _occurrences(current, edit.old)
         if found != 1:
             where = "does not occur" if found == 0 else f"occurs {found} times"
             raise Declined("does-not-apply", f"edit {number}: its old text {where} in `{edit.path}`")
@@ -49,3 +49,12 @@ def apply_edits(head: Mapping[str, str | None], edits: Sequence[Edit]) -> Change
     if change.empty:
         raise Declined("no-edits", "the edits leave every file as it was")
     return change
+
+
+def _occurrences(text: str, old: str, stop: int = 1_000) -> int:
+    """Where `old` starts in `text`, overlapping ones counted ("aa" is twice in "aaa": which one is meant is
+    ambiguous), at most `stop`. An empty old text never matches."""
+    count, start = 0, text.find(old) if old else -1
+    while start != -1 and count < stop:
+        count, start = count + 1, text.find(old, start + 1)
+    return count

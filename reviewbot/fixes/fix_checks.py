@@ -3,6 +3,7 @@ writes no secret. The verifier's and the re-review's verdicts are the job's (the
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -39,6 +40,9 @@ def check_change(change: Change, allowed: Iterable[str], bounds: Bounds = Bounds
         before, after = parse_errors(path, change.before[path]), parse_errors(path, change.after[path])
         if after > before:
             raise Declined("does-not-parse", f"`{path}`: {after - before} new syntax errors")
+        if language_for(path) == "python" and _compiles(change.before[path]) and not _compiles(change.after[path]):
+            # tree-sitter's grammar accepts what CPython refuses (a body not indented under its `for`)
+            raise Declined("does-not-parse", f"`{path}`: Python no longer compiles it")
 
 
 def parse_errors(path: str, text: str) -> int:
@@ -58,3 +62,12 @@ def parse_errors(path: str, text: str) -> int:
         if node.has_error:  # only subtrees holding an error are walked
             stack.extend(node.children)
     return count
+
+
+def _compiles(text: str) -> bool:
+    """Python's own parser (no code runs): a file the head's Python grammar reads must stay readable."""
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):  # ValueError: a null byte
+        return False
+    return True

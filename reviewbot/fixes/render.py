@@ -3,7 +3,6 @@ comments when every hunk fits one, else a patch with its `git apply` line in a c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -15,8 +14,7 @@ from reviewbot.review.publish.fences import fence
 from reviewbot.review.publish.markdown import neutralize, neutralize_inline
 from reviewbot.review.publish.suggestions import applies
 
-TRAILER = "Reviewbot-Fix"
-_TRAILER_LINE = re.compile(rf"^{TRAILER}: ([0-9a-f]{{16}})$", re.MULTILINE)
+TRAILER = "Reviewbot-Fix"  # read back by outcomes/classify.py's fix_trailers (git's trailer rules)
 MAX_SUBJECT = 72
 MAX_SUGGESTION_LINES = 60
 
@@ -32,7 +30,8 @@ class Suggestion:
 
 
 def commit_message(targets: Sequence[FixTarget], explanation: str) -> str:
-    """Subject naming the finding (or how many), the model's explanation as plain text, one trailer per finding."""
+    """Subject naming the finding (or how many), the model's explanation as plain text, one trailer per finding in
+    the message's last paragraph (git's trailer block)."""
     if len(targets) == 1:
         subject = f"Fix: {' '.join(targets[0].title.split())}"
     else:
@@ -42,11 +41,6 @@ def commit_message(targets: Sequence[FixTarget], explanation: str) -> str:
     why = " ".join(explanation.split())[:1_000]
     trailers = [f"{TRAILER}: {t.fingerprint}" for t in targets]
     return "\n".join([subject, "", *([why, ""] if why else []), *listed, "", *trailers]) + "\n"
-
-
-def fixed_fingerprints(message: str) -> frozenset[str]:
-    """The findings a commit says it fixes, from its `Reviewbot-Fix:` trailers."""
-    return frozenset(_TRAILER_LINE.findall(message))
 
 
 def suggestions(change: Change, commentable: Mapping[str, set[int]], title: str) -> list[Suggestion] | None:

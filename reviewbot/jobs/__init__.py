@@ -6,6 +6,8 @@
 - `commands/` (`handle_command`): an `@app …` comment on a pull request: permission and limits, then a review job
   or a reply.
 - `thread_answers/` (`answer_thread`): an `@app` question or dismissal in one of the bot's review threads.
+- `outcomes/` (`record_outcomes`): a pull request closed, merged or not: each posted finding's outcome (a review
+  and a thread command record theirs as they happen).
 - `suite_job` (`rerun_suite`): "Re-run all checks" on a check suite (a fork's pull request included).
 - `audit/` (`plan_audit`, `audit_chunk`, `finish_audit`, `audit_schedules`): a security audit of a branch, asked by
   `@app audit` in an issue or pull request, by the schedule in `.github/reviewbot.yml` (a cron job) or by

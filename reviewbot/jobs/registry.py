@@ -22,6 +22,7 @@ from reviewbot.jobs.deps import Deps, build_deps
 from reviewbot.jobs.fix.audit_fix_job import fix_audit_findings
 from reviewbot.jobs.fix.ci_report import report_fix_ci
 from reviewbot.jobs.fix.fix_job import fix_pull_request
+from reviewbot.jobs.outcomes.closed_job import record_outcomes
 from reviewbot.jobs.pr_review.review_job import review_pull_request
 from reviewbot.jobs.suite_job import rerun_suite
 from reviewbot.jobs.thread_answers.conversation_job import answer_thread
@@ -66,6 +67,8 @@ def worker_jobs() -> WorkerJobs:
                    # CI result (its own `fix` ledger record: ci-passed, ci-failed).
                    func(observed(fix_audit_findings, "fix"), name=names.AUDIT_FIX_FUNCTION, max_tries=10_000),
                    func(observed(report_fix_ci, "suite"), name=names.FIX_CI_FUNCTION, max_tries=5),
+                   # A closed pull request: its findings' outcomes (no model request).
+                   func(observed(record_outcomes, "outcomes"), name=names.OUTCOMES_FUNCTION, max_tries=5),
                    # Audits: a chunk waiting in the provider's queue defers itself, so tries are mostly polls.
                    # A plan handed to a worker with an idle core (CpuBusy) is one of arq's tries too.
                    func(observed(plan_audit, "audit"), name=names.PLAN_FUNCTION, max_tries=10_000),

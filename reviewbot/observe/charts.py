@@ -1,4 +1,5 @@
-"""Server-side SVG charts for the dashboard: no script, no external library, nothing for the CSP to block."""
+"""Server-side SVG charts for the dashboard (cost, cache, outcomes): no script, no external library, nothing for
+the CSP to block."""
 
 from __future__ import annotations
 
@@ -8,15 +9,16 @@ from collections.abc import Sequence
 from markupsafe import Markup, escape
 
 from reviewbot.observe.ledger import Day
+from reviewbot.outcomes.records import Rate
 
 WIDTH, HEIGHT = 600, 220
 LEFT, RIGHT, TOP, BOTTOM = 60, 44, 14, 30
 PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
 
-def _svg(label: str, css: str, body: list[str]) -> Markup:
-    head = (f'<svg class="chart {css}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-            f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="{escape(label)}">'
+def _svg(label: str, css: str, body: list[str], height: int = HEIGHT) -> Markup:
+    head = (f'<svg class="chart {css}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
+            f'width="{WIDTH}" height="{height}" role="img" aria-label="{escape(label)}">'
             f"<title>{escape(label)}</title>")
     return Markup(head + "".join(body) + "</svg>")  # noqa: S704 - every piece of text is escaped above or below
 
@@ -94,3 +96,38 @@ def cache_chart(days: Sequence[Day]) -> Markup:
     body += [f'<polyline class="ratio" fill="none" stroke="#82b366" stroke-width="2" points="{" ".join(s)}"/>'
              for s in segments if len(s) > 1]
     return _svg("Cache hit ratio per day", "cache-chart", body)
+
+
+OUTCOME_PARTS = (("fixed", "#82b366"), ("dismissed", "#d79b00"), ("resolved", "#6c8ebf"),
+                 ("open", "#b85450"), ("pending", "#cccccc"))
+ROW = 24
+
+
+def outcome_chart(repo: str, rows: Sequence[Rate]) -> Markup:
+    """One repository's findings per category as stacked bars (fixed, dismissed, resolved by a person, left
+    open, still pending), the resolution rate at the end of each bar, and a legend."""
+    height = TOP + ROW * len(rows) + 34
+    top = max((r.posted for r in rows), default=1)
+    width = WIDTH - LEFT - 46 - 72  # room for the rate after the longest bar
+    body: list[str] = []
+    for i, rate in enumerate(rows):
+        y = TOP + i * ROW
+        body.append(f'<text class="tick" x="{LEFT + 40}" y="{y + 15}" text-anchor="end" font-size="11">'
+                    f"{escape(rate.key)}</text>")
+        x = float(LEFT + 46)
+        counts = (rate.fixed, rate.dismissed, rate.resolved, rate.open_at_merge + rate.open_at_close, rate.pending)
+        for (name, color), n in zip(OUTCOME_PARTS, counts, strict=True):
+            if n:
+                w = width * n / top
+                tip = escape(f"{rate.key}: {n} {name} of {rate.posted}")
+                body.append(f'<rect class="{name}" x="{x:.1f}" y="{y + 3}" width="{w:.1f}" height="{ROW - 6}" '
+                            f'fill="{color}"><title>{tip}</title></rect>')
+                x += w
+        body.append(f'<text class="rate" x="{x + 6:.1f}" y="{y + 15}" font-size="11">'
+                    f"{rate.resolution_rate:.0%} fixed</text>")
+    for i, (name, color) in enumerate(OUTCOME_PARTS):
+        lx = LEFT + 46 + i * 90
+        body.append(f'<rect x="{lx}" y="{height - 22}" width="10" height="10" fill="{color}"/>'
+                    f'<text x="{lx + 14}" y="{height - 13}" font-size="11">{name}</text>')
+    label = f"Findings posted in {repo} by category and outcome"
+    return _svg(label, "outcome-chart", body, height)

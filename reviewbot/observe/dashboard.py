@@ -1,4 +1,5 @@
-"""`/dashboard`: recent reviews, cost and reviews per day, cache hit ratio, queue depth, failures and audits."""
+"""`/dashboard`: recent reviews, cost and reviews per day, cache hit ratio, queue depth, failures, audits and what
+people did with the findings."""
 
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ from starlette.routing import BaseRoute, Route
 from reviewbot.audit.service_record import ListedAudit
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.observe.access import COOKIE, authorized, secured, sign_in, token_matches
-from reviewbot.observe.charts import cache_chart, cost_chart
+from reviewbot.observe.charts import cache_chart, cost_chart, outcome_chart
 from reviewbot.observe.exposition import QueueDepth, queue_depth
 from reviewbot.observe.ledger import FAILED, Day, Entry, Ledger
 from reviewbot.observe.logs import REDACTOR, Redactor
 from reviewbot.observe.theme import page_templates, stylesheet_route
+from reviewbot.outcomes.outcome_store import OutcomeStore
+from reviewbot.outcomes.rates import RepoRates, per_repository
 from reviewbot.settings import Settings
 from reviewbot.state.learnings_store import Learnings, Stored
 
@@ -72,6 +75,7 @@ class View:
     generated: str
     learnings: list[Stored] = field(default_factory=list)  # remembered dismissals, newest first
     audits: list[AuditRow] = field(default_factory=list)  # running and past audits, newest first
+    outcomes: list[RepoRates] = field(default_factory=list)  # what people did with findings, per repository
 
     @property
     def totals(self) -> Day:
@@ -91,7 +95,8 @@ async def load_view(redis: Any, settings: Settings, now: float | None = None) ->
                 generated=datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 learnings=sorted(await Learnings(redis, settings.learning_ttl_days).everywhere(now),
                                  key=lambda s: -s.at)[:LEARNINGS],
-                audits=[audit_row(r, now) for r in await AuditStore(redis).recent(AUDITS)])
+                audits=[audit_row(r, now) for r in await AuditStore(redis).recent(AUDITS)],
+                outcomes=per_repository(await OutcomeStore(redis).records(since=now - DAYS * 86_400, now=now)))
 
 
 def web_url(api_url: str) -> str:
@@ -139,7 +144,8 @@ def dashboard_routes(settings: Settings, exposed: bool) -> list[BaseRoute]:
             return page("message.html", 503, title="Redis unavailable",
                         message="The ledger lives in Redis, which did not answer. /readyz says more.")
         return page("dashboard.html", view=view, totals=view.totals, cost_svg=cost_chart(view.days),
-                    cache_svg=cache_chart(view.days), model=settings.model, signed_in=token is not None)
+                    cache_svg=cache_chart(view.days), model=settings.model, outcome_chart=outcome_chart,
+                    signed_in=token is not None)
 
     async def login(request: Request) -> Response:
         if disabled or token is None:

@@ -59,8 +59,16 @@ AUDIT_CHUNKS = Metric("reviewbot_audit_chunks", "counter", "Audit chunks by outc
                       ("outcome",))
 AUDIT_TOKENS = Metric("reviewbot_audit_tokens", "counter", "Model tokens spent by audits, by kind.", ("kind",))
 AUDIT_COST = Metric("reviewbot_audit_cost_usd", "counter", "What audits cost, in US dollars.", ())
+FINDINGS_POSTED = Metric("reviewbot_findings_posted", "counter",
+                         "Findings posted as line comments, by category and severity.", ("category", "severity"))
+OUTCOMES = Metric("reviewbot_finding_outcomes", "counter",
+                  "Posted findings' outcomes as they are decided (fixed, dismissed, resolved, open_at_merge, "
+                  "open_at_close), by category and severity.", ("outcome", "category", "severity"))
+REACTIONS = Metric("reviewbot_finding_reactions", "counter",
+                   "+1 and -1 reactions on posted findings, read when their pull request closes.",
+                   ("reaction", "category", "severity"))
 CATALOG = (WEBHOOKS, JOBS, REVIEW_DURATION, MODEL_LATENCY, MODEL_REQUESTS, TOKENS, COST, SAVED, RATE_LIMIT,
-           AUDIT_CHUNKS, AUDIT_TOKENS, AUDIT_COST)
+           AUDIT_CHUNKS, AUDIT_TOKENS, AUDIT_COST, FINDINGS_POSTED, OUTCOMES, REACTIONS)
 
 
 def labels_field(metric: Metric, values: dict[str, str]) -> str:

@@ -18,6 +18,7 @@ CHUNK_FUNCTION = "audit_chunk"
 FINISH_FUNCTION = "finish_audit"
 SCHEDULE_FUNCTION = "audit_schedules"
 POLL_FUNCTION = "audit_upload_status"
+OUTCOMES_FUNCTION = "record_outcomes"
 
 
 def serialize(obj: Any) -> bytes:

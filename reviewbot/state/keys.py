@@ -8,6 +8,7 @@ DELIVERY_TTL = 8 * 86_400
 STATE_TTL = 30 * 86_400
 MEMO_TTL = 86_400
 LAYOUT_TTL = 30 * 86_400  # a PR untouched for a month starts fresh
+OUTCOME_TTL = 180 * 86_400  # a posted finding's record and outcome, from its posting
 
 # -- job ids (arq keeps each as `arq:job:<id>` while queued): derived from the job's arguments, so enqueueing twice
 # stores one job.
@@ -34,6 +35,11 @@ def fix_job_id(repo: str, number: int, head_sha: str, target: str) -> str:
     """One fix per (repository, PR, head SHA, finding fingerprint or "all"): a second command or click while it is
     queued or running stores nothing."""
     return f"{PREFIX}:fix:{repo}#{number}@{head_sha}:{target}"
+
+
+def outcomes_job_id(repo: str, number: int, head_sha: str) -> str:
+    """One outcomes job per closed pull request and head: a redelivered `closed` stores nothing more."""
+    return f"{PREFIX}:closed:{repo}#{number}@{head_sha}"
 
 
 def push_audit_job_id(repo: str, branch: str) -> str:
@@ -100,6 +106,13 @@ def learnings_key(repo: str) -> str:
 
 
 LEARNINGS_PREFIX = f"{PREFIX}:learnings:"
+OUTCOMES_PREFIX = f"{PREFIX}:outcomes:"
+
+
+def outcomes_key(installation_id: int, repo: str) -> str:
+    """The findings posted in a repository and their outcomes, under its installation: `PR:fingerprint` → JSON
+    (OUTCOME_TTL from the last posting; each record is dropped when read 180 days after it was posted)."""
+    return f"{OUTCOMES_PREFIX}{int(installation_id)}:{repo.lower()}"
 
 # -- commands and thread questions
 

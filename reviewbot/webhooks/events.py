@@ -67,8 +67,13 @@ class SuiteCompleted:
 
 @dataclass(frozen=True)
 class Closed:
+    """A pull request closed, merged or not: its findings' outcomes are decided."""
+
+    installation_id: int
     repo: str
     number: int
+    head_sha: str
+    merged: bool
 
 
 @dataclass(frozen=True)
@@ -115,7 +120,8 @@ def _pull_request(payload: dict[str, Any]) -> Decision:
     pr = _field(payload, "pull_request", dict)
     repo = _repo(payload)
     if action == "closed":
-        return Closed(repo=repo, number=_field(pr, "number", int))
+        return Closed(installation_id=_installation(payload), repo=repo, number=_field(pr, "number", int),
+                      head_sha=_field(_field(pr, "head", dict), "sha", str), merged=pr.get("merged") is True)
     if action not in REVIEW_ACTIONS:
         return Ignored(f"pull_request action {action!r} does not start a review")
     before = payload.get("before") if action == "synchronize" else None

@@ -50,8 +50,13 @@ class Intake:
         if isinstance(decision, ReviewRequest):
             return await self._review(dataclasses.replace(decision, run=delivery), delivery)
         if isinstance(decision, Closed):
-            # Nothing to store: every job asks GitHub for the PR's state before doing anything, and stops there.
-            return Outcome(202, {"status": "cancelled", "reason": "pull request closed"})
+            # Queued reviews need nothing: every job asks GitHub for the PR's state first and stops there. The
+            # findings' outcomes are read by a job (GitHub calls), one per pull request and head.
+            job_id = keys.outcomes_job_id(decision.repo, decision.number, decision.head_sha)
+            stored = await store_job(self.pool, functions.OUTCOMES_FUNCTION,
+                                     (decision.installation_id, decision.repo, decision.number, decision.head_sha,
+                                      decision.merged), {}, job_id, delivery=delivery)
+            return _outcome(stored, job_id, delivery)
         if isinstance(decision, Rerun):
             if not decision.numbers and decision.suite_id is not None:
                 # A fork's pull request: GitHub names none, but our check runs in the suite carry its number.

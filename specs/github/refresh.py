@@ -44,6 +44,8 @@ OPERATIONS: list[tuple[str, str]] = [
     ("get", f"{_R}/pulls/{{pull_number}}"), ("get", f"{_R}/pulls/{{pull_number}}/files"),
     ("get", f"{_R}/pulls/{{pull_number}}/reviews"), ("post", f"{_R}/pulls/{{pull_number}}/reviews"),
     ("get", f"{_R}/pulls/{{pull_number}}/comments"),
+    # Outcomes (issue 35): reactions on the App's line comments, read when the pull request closes.
+    ("get", f"{_R}/pulls/comments/{{comment_id}}/reactions"),
     ("post", f"{_R}/pulls/{{pull_number}}/comments/{{comment_id}}/replies"),
     ("post", f"{_R}/check-runs"), ("get", f"{_R}/check-runs/{{check_run_id}}"),
     ("patch", f"{_R}/check-runs/{{check_run_id}}"), ("get", f"{_R}/check-runs/{{check_run_id}}/annotations"),

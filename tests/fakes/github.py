@@ -93,6 +93,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("POST", f"{_REPO}/pulls/{{number}}/reviews", "token", github_reviews.create_review),
     ("GET", f"{_REPO}/pulls/{{number}}/comments", "token", github_reviews.list_review_comments),
     ("POST", f"{_REPO}/pulls/{{number}}/comments/{{comment_id}}/replies", "token", github_reviews.reply_to_comment),
+    ("GET", f"{_REPO}/pulls/comments/{{comment_id}}/reactions", "token", github_reviews.list_comment_reactions),
     ("GET", f"{_REPO}/compare/{{spec:path}}", "token", github_repos.compare),
     ("POST", f"{_REPO}/check-runs", "token", github_checks.create_check_run),
     ("GET", f"{_REPO}/check-runs/{{check_run_id}}", "token", github_checks.get_check_run),
@@ -375,6 +376,19 @@ class FakeGitHub(GitHubState):
             pr.state = state
             pr.updated_at = now_iso()
             return github_repos.pull_json(self, pr)
+
+    def react(self, comment_id: int, content: str, login: str) -> None:
+        """Someone reacts to a comment (an issue comment or a review comment) in GitHub's interface."""
+        with self.lock:
+            self.reactions[comment_id].append({"id": self.next_id(), "node_id": f"REA_fake{comment_id}",
+                                               "user": self.user(login), "content": content,
+                                               "created_at": now_iso()})
+
+    def resolve_as(self, thread_id: str, login: str) -> None:
+        """A person presses "Resolve conversation" on a review thread."""
+        with self.lock:
+            self.resolved_threads.add(thread_id)
+            self.resolvers[thread_id] = login
 
     def slow(self, method: str, path_regex: str, seconds: float, times: int = 1) -> None:
         """The next `times` matching requests get the answer computed when they arrive, `seconds` later: what

@@ -29,7 +29,9 @@ def _threads(state: GitHubState, pr: PullRequest) -> list[dict[str, Any]]:
         if root not in threads:
             outdated = _outdated(state, pr, comment)
             thread_id = f"PRRT_fake{root}"
+            resolver = state.resolvers.get(thread_id) if thread_id in state.resolved_threads else None
             threads[root] = {"id": thread_id, "isResolved": thread_id in state.resolved_threads,
+                             "resolvedBy": {"login": resolver} if resolver else None,
                              "isOutdated": outdated, "path": comment["path"],
                              "line": None if outdated else comment.get("line"), "comments": {"nodes": []}}
         threads[root]["comments"]["nodes"].append(
@@ -81,6 +83,7 @@ def _resolve(state: GitHubState, call: Call, variables: dict[str, Any]) -> Reply
             if installation is not None and pr.repo not in installation.repos:
                 return _error("FORBIDDEN", "Resource not accessible by integration", "resolveReviewThread")
             state.resolved_threads.add(thread_id)
+            state.resolvers[thread_id] = call.identity.login
             return Reply(json={"data": {"resolveReviewThread": {"thread": {"id": thread_id, "isResolved": True}}}})
     return _error("NOT_FOUND", f"Could not resolve to a node with the global id of '{thread_id}'",
                   "resolveReviewThread")

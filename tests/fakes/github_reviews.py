@@ -187,6 +187,16 @@ def list_review_comments(state: GitHubState, call: Call) -> Reply:
     return Reply(json=page, headers=headers)
 
 
+def list_comment_reactions(state: GitHubState, call: Call) -> Reply:
+    """`GET /pulls/comments/{id}/reactions`: the reactions people left on a review comment."""
+    comment_id = call.int_param("comment_id")
+    if not any(c["id"] == comment_id for (repo, _), comments in state.review_comments.items()
+               if repo == call.repo for c in comments):
+        raise not_found()
+    page, headers = paginate(call, state.reactions[comment_id])
+    return Reply(json=page, headers=headers)
+
+
 def reply_to_comment(state: GitHubState, call: Call) -> Reply:
     """`POST /pulls/{n}/comments/{id}/replies`: a reply joins the top-level comment's thread."""
     pr = state.pull(call.repo, call.int_param("number"))

@@ -194,6 +194,7 @@ class GitHubState:
             self.hook_config: dict[str, Any] = {"content_type": "json", "insecure_ssl": "0",
                                                 "url": "https://reviewbot.example.com/webhooks/github"}
             self.resolved_threads: set[str] = set()
+            self.resolvers: dict[str, str] = {}  # thread id -> who resolved it (GraphQL `resolvedBy`)
             self.suites: dict[tuple[str, str], int] = {}  # (repo, head SHA) -> the App's check suite there
             # Files attached to descriptions and comments: asset id -> (content type, bytes).
             self.attachments: dict[str, tuple[str, bytes]] = {}

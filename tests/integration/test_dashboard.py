@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Iterator
@@ -16,6 +17,8 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from reviewbot.observe.ledger import Entry, Ledger
+from reviewbot.outcomes.outcome_store import OutcomeStore
+from reviewbot.outcomes.records import FindingRecord
 from reviewbot.settings import Settings
 from reviewbot.webhooks.server import create_app
 from tests.browser import dump_dom, find_chromium, screenshot
@@ -147,3 +150,30 @@ async def test_no_secret_is_ever_rendered(guarded: tuple[ServedApp, Settings], r
     assert "401 for *** and *** with ***" in page
     for secret in (MODEL_TOKEN, WEBHOOK_SECRET, TOKEN, env["GITHUB_PRIVATE_KEY"].splitlines()[1]):
         assert secret not in page
+
+
+async def test_the_dashboard_charts_what_people_did_with_findings_per_repository(
+        guarded: tuple[ServedApp, Settings], redis_url: str) -> None:
+    served, _ = guarded
+    now = time.time()
+    outcomes = ["fixed", "fixed", "dismissed", "open_at_merge", ""]
+    records = [FindingRecord(installation=1, repo=REPO, pr=n, fingerprint=f"{n:016x}",
+                             category="security" if n < 2 else "bug", severity="major", path="app/calc.py", line=n,
+                             posted_at=now - 3600, outcome=outcome, thumbs_up=1 if n == 0 else 0)
+               for n, outcome in enumerate(outcomes)]
+    records.append(dataclasses.replace(records[0], repo="acme/other", pr=99, outcome="resolved", thumbs_up=0))
+    old = dataclasses.replace(records[0], pr=100, fingerprint="f" * 16, posted_at=now - 40 * 86_400)  # outside
+    redis = Redis.from_url(redis_url)
+    try:
+        await OutcomeStore(redis).posted([*records, old])
+    finally:
+        await redis.aclose()
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        page = client.get("/dashboard", headers={"Authorization": f"Bearer {TOKEN}"}).text
+    section = page.split('<section class="panel" id="outcomes">', 1)[1].split("</section>", 1)[0]
+    assert section.count('<svg class="chart outcome-chart"') == 2  # one per repository, most findings first
+    assert section.index(REPO) < section.index("acme/other")
+    assert f"{REPO}: 40% fixed · 20% dismissed · 5 posted" in " ".join(section.split())
+    assert "👍 1 👎 0" in section
+    assert section.count('<rect class="fixed"') == 1 and section.count('<rect class="resolved"') == 1
+    assert "100% fixed</text>" in section  # security: both fixed

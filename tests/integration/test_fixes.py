@@ -13,8 +13,8 @@ import httpx
 import pytest
 from redis.asyncio import Redis
 
-from reviewbot.fixes.render import fixed_fingerprints
 from reviewbot.observe.ledger import Ledger
+from reviewbot.outcomes.classify import fix_trailers
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
@@ -27,6 +27,7 @@ from tests.integration.test_conversations import replies, reply_event
 BUG = "    return result / len(items)\n"
 GUARDED = "    return result / len(items) if items else 0.0\n"
 GOOD_FIX = fix_json([("app/calc.py", BUG, GUARDED)])
+CAPACITY = {"result": None, "success": False, "errors": [{"code": 3040, "message": "Capacity temporarily exceeded"}]}
 
 
 def reviewing(fix: str = GOOD_FIX, fixed: bool = True) -> Callable[[dict[str, Any]], str]:
@@ -84,7 +85,7 @@ async def test_a_threads_fix_is_one_commit_the_next_review_finds_fixed_and_askin
     assert repo == REPO and pr.head_sha == sha and fake_github.parents[(REPO, sha)] == [pull["head"]["sha"]]
     assert fake_github.commits[(REPO, sha)]["app/calc.py"] == HEAD_CALC.replace(BUG, GUARDED)
     message = fake_github.commit_messages[(REPO, sha)]
-    assert message.startswith("Fix: total() now divides by the item count\n") and len(fixed_fingerprints(message)) == 1
+    assert message.startswith("Fix: total() now divides by the item count\n") and len(fix_trailers([message])) == 1
     assert said.startswith(f"Pushed a fix in {sha[:7]}")
     [fix_request] = fake_model.fix_requests()
     review_request = fake_model.review_requests()[0]
@@ -227,3 +228,21 @@ async def test_the_port_makes_a_branch_and_a_commit_on_it_as_a_fix_pull_request_
             await port.commit_files(REPO, "reviewbot/fix/calc", main, {"app/calc.py": "x = 2\n"}, "Fix: again\n")
     finally:
         port.close()
+
+
+async def test_a_fix_waiting_in_the_providers_queue_is_paid_once(
+        web: httpx.Client, pushing: Settings, redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    fake_model.default = reviewing()
+    pull = open_pull(fake_github)
+    root = await reviewed(web, pushing, redis_url, fake_github, pull)
+    for _ in range(3):  # the fix request's synchronous attempts are out of capacity: it goes to the queue
+        fake_model.script_error(429, CAPACITY)
+    fake_model.script_reply(GOOD_FIX)  # what the queued request answers
+    fake_model.async_polls_before_done = 1  # still running at the first poll: the job is deferred, then polls again
+    said = await asked_in_thread(web, pushing, redis_url, fake_github, pull, root)
+    submissions = [c for c in fake_model.async_calls if "requests" in c]
+    polls = [c for c in fake_model.async_calls if "request_id" in c]
+    assert len(submissions) == 1 and len(polls) >= 1 and len(fake_github.git_commits) == 1
+    assert len(fake_model.fix_requests()) == 3  # the three refused attempts; the answer came from the queue
+    assert said.startswith("Pushed a fix in")

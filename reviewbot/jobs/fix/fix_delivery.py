@@ -29,6 +29,7 @@ NOT_GRANTED = (403, 404)  # no `contents: write`: GitHub answers 403 (or 404 for
 @dataclass(frozen=True)
 class Delivered:
     outcome: str  # pushed | suggested
+    reply: str  # what the person is told, once the outcome is remembered (a retry then pushes nothing twice)
     sha: str = ""
 
 
@@ -45,12 +46,10 @@ async def deliver(port: GitHubPort, mode: str, args: FixArgs, pull: PullInfo, ta
             if exc.status not in NOT_GRANTED:
                 raise
         else:
-            await reply(port, args, pushed_reply(targets, sha, planned.explanation))
-            return Delivered("pushed", sha)
+            return Delivered("pushed", pushed_reply(targets, sha, planned.explanation), sha)
     made = suggestions(change, planned.commentable, targets[0].title if len(targets) == 1 else "reviewbot's fix")
     if made is None:
-        await reply(port, args, suggested_reply(targets, planned.explanation, patch_block(change)))
-        return Delivered("suggested")
+        return Delivered("suggested", suggested_reply(targets, planned.explanation, patch_block(change)))
     comments: list[dict[str, Any]] = []
     for s in made:
         comment: dict[str, Any] = {"path": s.path, "line": s.end, "side": "RIGHT", "body": s.body}
@@ -59,8 +58,7 @@ async def deliver(port: GitHubPort, mode: str, args: FixArgs, pull: PullInfo, ta
         comments.append(comment)
     await port.create_review(repo, args.number, {"commit_id": pull.head_sha, "event": "COMMENT", "comments": comments,
                                                  "body": "Suggested fix, checked by reviewbot: commit it from here."})
-    await reply(port, args, suggested_reply(targets, planned.explanation))
-    return Delivered("suggested")
+    return Delivered("suggested", suggested_reply(targets, planned.explanation))
 
 
 async def tell_declined(port: GitHubPort, args: FixArgs, targets: Sequence[FixTarget], why: str) -> None:

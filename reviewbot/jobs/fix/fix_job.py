@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 
 from reviewbot.app.port.gitdata import BranchMoved
-from reviewbot.errors import ModelPermanent, OverBudget
+from reviewbot.errors import ModelPermanent, OverBudget, RetryableError
 from reviewbot.fixes.declined import Declined
 from reviewbot.fixes.target import FixTarget
 from reviewbot.inference.budget import BudgetSpent, review_estimate
@@ -82,10 +82,14 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
     async def gate(held_tokens: int, held_usd: float) -> None:
         await deps.budget.reserve(args.installation_id, repo, job_id, held_usd, held_tokens)
 
+    retrying = False
     try:
         await deps.budget.reserve(args.installation_id, repo, job_id, *review_estimate(settings))
         planned = await plan_fix(deps, port, redis, args.installation_id, pull, repo, targets, job_id, gate)
         delivered = await deliver(port, settings.fixes, args, pull, targets, planned)
+    except RetryableError:  # the job runs again (a queued answer, a busy provider): the memo replays what was paid
+        retrying = True
+        raise
     except BudgetSpent as exc:
         return {"outcome": "budget", "reason": str(exc)}
     except OverBudget as exc:
@@ -99,13 +103,15 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
     except BranchMoved:  # a person pushed while the fix was made: theirs wins, the fix is planned on it
         return await _replan(port, redis, args, (await port.get_pull(repo, number)).head_sha)
     finally:
-        await RedisMemo(redis, job_id).clear()
+        if not retrying:
+            await RedisMemo(redis, job_id).clear()
     outcome = {"outcome": delivered.outcome, "sha": delivered.sha}
     if delivered.sha:  # the pull request's CI on the fix commit is reported where the fix was asked
         thread = args.comment_id if args.origin == "thread" else 0
         await remember_fix_commit(redis, delivered.sha, FixCommit(args.installation_id, repo, number, 0, "push",
                                                                   thread))
     await _remember(redis, args, targets, outcome, delivered.sha)
+    await reply(port, args, delivered.reply)
     log.info("fix delivered", extra={"repo": repo, "pr": number, "outcome": delivered.outcome})
     return {**outcome, "findings": [t.fingerprint for t in targets]}
 

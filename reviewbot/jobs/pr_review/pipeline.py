@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from reviewbot.jobs.pr_review.checkrun import CheckRun
     from reviewbot.queue.request import ReviewRequest
     from reviewbot.review.engine import ReviewInput, ReviewResult
+    from reviewbot.review.findings.anchoring import Anchored
     from reviewbot.review.findings.dismissals import Learning
     from reviewbot.settings import Settings
     from reviewbot.state.prompt_stores import RedisLike
@@ -58,6 +59,8 @@ class Reviewed:
     resolved: int = 0
     incremental: bool = False
     usage: dict[str, Any] | None = None
+    posted: tuple[tuple[str, Anchored], ...] = ()  # (fingerprint, finding) posted as line comments
+    fixed: tuple[str, ...] = ()  # fingerprints of earlier findings whose threads were resolved as fixed
 
     def as_json(self) -> dict[str, Any]:
         """The job's result as arq keeps it."""
@@ -100,4 +103,5 @@ async def review_head(ports: ReviewPorts, check: CheckRun, request: ReviewReques
                            config_errors=tuple(loaded.errors), unseen=built.unseen,
                            learnings=await ports.learnings(config), app=ports.app)
     return Reviewed("reviewed", review_id=posted.review_id, comments=posted.comments, dismissed=posted.dismissed,
-                    resolved=posted.resolved, incremental=posted.incremental, usage=result.report.usage.as_json())
+                    resolved=posted.resolved, incremental=posted.incremental, usage=result.report.usage.as_json(),
+                    posted=posted.findings, fixed=posted.fixed)

@@ -11,10 +11,11 @@ from typing import Any
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.audit.disclosure import is_public
 from reviewbot.errors import GitHubError
-from reviewbot.fixes.render import fixed_fingerprints
 from reviewbot.jobs.pr_review.checkrun import CheckRun
+from reviewbot.outcomes.classify import fix_trailers
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
+from reviewbot.review.findings.anchoring import Anchored
 from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.fingerprints import read_marker, read_review_marker
 from reviewbot.review.publish.markdown import UNVERIFIED, Links, ReviewReport
@@ -26,13 +27,16 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Posted:
     """What publishing did: the review's id, its inline comments, findings held back as dismissed, threads
-    resolved as fixed, and whether only the lines pushed since the last review were commented on."""
+    resolved as fixed, and whether only the lines pushed since the last review were commented on; for the
+    outcome records, the findings posted as line comments and the fingerprints whose threads were resolved."""
 
     review_id: int
     comments: int
     dismissed: int
     resolved: int
     incremental: bool
+    findings: tuple[tuple[str, Anchored], ...] = ()
+    fixed: tuple[str, ...] = ()
 
 
 def review_markers(reviews: list[dict[str, Any]], key: bytes) -> list[dict[str, Any]]:
@@ -72,8 +76,9 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
                        changed_lines=changed, head_files=head_files, links=links, config_errors=config_errors,
                        unseen=unseen, learnings=learnings, number=number, app=app)
     await check.remember(publication.conclusion, publication.title, publication.summary)
-    review_id = await _post(port, repo, number, publication)
-    resolved = await _resolve_fixed(port, repo, number, threads, publication, head_sha, key)
+    review_id, inline = await _post(port, repo, number, publication)
+    fixed = await _resolve_fixed(port, repo, number, threads, publication, head_sha, key)
+    resolved = len(fixed)
     summary = publication.summary + (f"\n\n{resolved} earlier finding(s) are fixed; their threads were resolved."
                                      if resolved else "")
     # Fixable: a verified finding posted now, or an earlier one still open (the fix job reads which).
@@ -82,7 +87,7 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
     await check.complete(publication.conclusion, publication.title, summary, annotations=publication.annotations,
                          fixable=fixable)
     return Posted(review_id, len(publication.payload["comments"]), publication.dismissed, resolved,
-                  changed is not None)
+                  changed is not None, findings=publication.posted if inline else (), fixed=tuple(fixed))
 
 
 def _open_findings(threads: list[Any], full: bool, key: bytes) -> Existing:
@@ -127,23 +132,26 @@ async def _head_files(port: GitHubPort, repo: str, head_sha: str, report: Review
     return files
 
 
-async def _post(port: GitHubPort, repo: str, number: int, publication: Publication) -> int:
-    """One review request; on a 422 the inline comments move into the body and it is sent once more."""
+async def _post(port: GitHubPort, repo: str, number: int, publication: Publication) -> tuple[int, bool]:
+    """One review request; on a 422 the inline comments move into the body and it is sent once more. Returns
+    the review's id and whether its comments stand as line comments (threads whose outcome can be followed)."""
     try:
-        return await port.create_review(repo, number, publication.payload)
+        return await port.create_review(repo, number, publication.payload), True
     except GitHubError as exc:
         if exc.status != 422 or not publication.payload["comments"]:
             raise
         log.warning("GitHub refused an inline comment (422); posting them in the body", extra={"error": str(exc)})
-        return await port.create_review(repo, number, without_inline(publication.payload, "GitHub answered 422"))
+        payload = without_inline(publication.payload, "GitHub answered 422")
+        return await port.create_review(repo, number, payload), False
 
 
 async def _resolve_fixed(port: GitHubPort, repo: str, number: int, threads: list[Any], publication: Publication,
-                         head_sha: str, key: bytes) -> int:
+                         head_sha: str, key: bytes) -> list[str]:
     """Resolve reviewbot's threads whose finding is gone because the code changed; humans' threads stay, unless
     the finding's fix is a commit of the pull request (its `Reviewbot-Fix:` trailer names it): then the person's
-    reply was the `fix` that asked for it."""
-    resolved, fixed = 0, None
+    reply was the `fix` that asked for it. Returns the fingerprints of the findings resolved as fixed."""
+    resolved: list[str] = []
+    fixes: frozenset[str] | None = None
     for thread in threads:
         comments = thread["comments"]
         keys = read_marker(comments[0]["body"], key) if comments else None
@@ -152,14 +160,14 @@ async def _resolve_fixed(port: GitHubPort, repo: str, number: int, threads: list
         if set(keys) & publication.current_keys:
             continue  # still reported (the code moved but the problem is there)
         if any(not c["author"].endswith("[bot]") for c in comments[1:]):
-            if fixed is None:  # read once, only when a thread needs it
-                fixed = frozenset().union(*map(fixed_fingerprints, await port.pull_commit_messages(repo, number)))
-            if keys[0] not in fixed:
+            if fixes is None:  # read once, only when a thread needs it
+                fixes = frozenset(fix_trailers(await port.pull_commit_messages(repo, number)))
+            if keys[0] not in fixes:
                 continue  # a person replied: the conversation is theirs to close
         await port.reply_to_review_comment(repo, number, comments[0]["database_id"],
                                            f"This looks fixed in {head_sha[:7]}; resolving.")
         if await port.resolve_thread(thread["id"]):
-            resolved += 1
+            resolved.append(keys[0])
     return resolved
 
 

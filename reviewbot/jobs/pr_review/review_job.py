@@ -17,6 +17,7 @@ from reviewbot.errors import LeaseLost, ModelBusy, PermanentError, RetryableErro
 from reviewbot.inference.budget import BudgetBusy, BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.verify_request import StructuredVerifier
+from reviewbot.jobs.outcomes.recording import record_review
 from reviewbot.jobs.pr_review.checkrun import CheckRun
 from reviewbot.jobs.pr_review.gates import AUTOMATIC, automatic_skip, config_digest, load_config
 from reviewbot.jobs.pr_review.pipeline import ReviewPorts, review_head
@@ -217,6 +218,8 @@ async def _review(deps: Deps, port: GitHubPort, redis: Any, check: CheckRun, req
     reviewed = await review_head(ports, check, request, pull, loaded, security=security, full=full)
     if reviewed.outcome == "reviewed":
         await redis.delete(keys.security_key(job_id))
+        await record_review(redis, request.installation_id, request.repo, request.number, posted=reviewed.posted,
+                            fixed=reviewed.fixed, model=deps.settings.model, by=f"{ports.app}[bot]")
     return reviewed.as_json()
 
 

@@ -70,8 +70,9 @@ async def _reply(deps: Deps, port: GitHubPort, redis: Any, installation_id: int,
         return {"outcome": "ignored", "reason": "the App never answers itself"}
     ours = _login(thread[0]) in (bot, "[bot]") or (bot == "[bot]" and _login(thread[0]).endswith("[bot]"))
     if command:
-        return await thread_command(deps, port, redis, repo, number, thread[0], ours=ours, author=author,
-                                    role=role, verb=command, reason=reason, app=bot.removesuffix("[bot]") or "app")
+        return await thread_command(deps, port, redis, installation_id, repo, number, thread[0], ours=ours,
+                                    author=author, role=role, verb=command, reason=reason,
+                                    app=bot.removesuffix("[bot]") or "app")
     if mentioned:
         return await _answer(deps, port, redis, installation_id, repo, number, thread, author, job_id, bot)
     return {"outcome": "ignored", "reason": "not a question or a command for reviewbot"}

@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.commands.decisions import REASONS
+from reviewbot.jobs.outcomes.recording import record_dismissal, record_forgotten
 from reviewbot.review.findings.dismissals import Learning, code_lines, normalise_rule
 from reviewbot.review.findings.fingerprints import code_key, read_marker
 from reviewbot.review.findings.scope import dismissal_scope
@@ -22,8 +23,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-async def thread_command(deps: Deps, port: GitHubPort, redis: Any, repo: str, number: int, root: dict[str, Any],
-                         *, ours: bool, author: str, role: str, verb: str, reason: str, app: str) -> dict[str, Any]:
+async def thread_command(deps: Deps, port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int,
+                         root: dict[str, Any], *, ours: bool, author: str, role: str, verb: str, reason: str,
+                         app: str) -> dict[str, Any]:
     """`root` is the thread's first comment; `ours` whether reviewbot wrote it; `role` the author's permission."""
     root_id, fields = int(root["id"]), {"repo": repo, "pr": number, "command": verb}
     if not ours:
@@ -37,6 +39,7 @@ async def thread_command(deps: Deps, port: GitHubPort, redis: Any, repo: str, nu
     store = Learnings(redis, deps.settings.learning_ttl_days)
     if verb == "forget":
         gone = await store.forget_code(repo, keys[1], number)
+        await record_forgotten(redis, installation_id, repo, number, keys[0])
         await port.reply_to_review_comment(repo, number, root_id, say.forgotten(len(gone), app))
         log.info("learning forgotten", extra={**fields, "removed": len(gone)})
         return {"outcome": "forgotten", "keys": gone}
@@ -50,6 +53,7 @@ async def thread_command(deps: Deps, port: GitHubPort, redis: Any, repo: str, nu
         by=author, title=posted.title, category=posted.category, severity=posted.severity, cwe=posted.cwe,
         lines=await _extent(port, repo, root, posted.category, keys[1]), pr=number, repository=scope.repository)
     key = await store.remember(repo, learning)
+    await record_dismissal(redis, installation_id, repo, number, keys[0], by=author, repository=scope.repository)
     await port.reply_to_review_comment(repo, number, root_id, say.acknowledged(
         learning, scope, app=app, repo=repo, expires=time.time() + store.ttl))
     threads = await port.review_threads(repo, number)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from reviewbot.review.context.identifiers import identifiers
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.context.store import BlobSnapshot, IndexStore
@@ -23,6 +24,9 @@ _TEST_NAME = re.compile(r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(jav
 _DEF_BEFORE = re.compile(r"\b(?:def|class|function|func|fn|struct|interface|trait|enum|type|const|let|var|module|"
                          r"static|macro_rules!)\s+(?:\([^)]*\)\s*)?$")
 INDEX_BATCH = 2_000  # files whose names are written to the store together
+# New files a review indexes, nearest to its change first; later reviews index the rest. A first review of Django
+# (6,875 files) indexed them all, about 1 CPU s of its 3: this one indexes the changed folders and their neighbours.
+FILES_PER_REVIEW = 2_000
 MAX_CANDIDATES = 40  # files examined per name, nearest first: a name in hundreds of files is not worth more
 
 
@@ -44,8 +48,12 @@ class RepoIndex:
     reads and parses only the file contents no earlier review has seen.
     """
 
-    def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool], store: IndexStore | None = None) -> None:
+    def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool], store: IndexStore | None = None,
+                 near: Sequence[str] = (), per_review: int = FILES_PER_REVIEW) -> None:
         self.snapshot = snapshot
+        self.near = near  # the changed files: what a review indexes first
+        self.per_review = per_review
+        self.unindexed = 0  # files the store lacks after this review (later reviews index them)
         self._skip = skip
         self._store = store if isinstance(snapshot, BlobSnapshot) else None
         self._blobs: dict[str, str] = {}  # path -> blob id (stored mode)
@@ -126,14 +134,19 @@ class RepoIndex:
         new: list[tuple[str, set[str]]] = []
         total = 0
         unseen = [paths[0] for blob, paths in self._paths_of.items() if blob not in known]
-        for path, text in snapshot.read_many(unseen):  # read once, not kept: memory stays flat
+        if len(unseen) > self.per_review:
+            unseen = nearest_first(unseen, self.near)
+        self.unindexed = len(unseen)
+        for path, text in snapshot.read_many(unseen[:self.per_review]):  # read once, not kept: memory stays flat
             if text is None or len(text) > MAX_INDEXED_FILE_CHARS:
                 new.append((self._blobs[path], set()))
+                self.unindexed -= 1
                 continue
             total += len(text)
             if total > MAX_INDEXED_CHARS:
                 break  # the next review goes on from here
-            new.append((self._blobs[path], set(IDENT.findall(text))))
+            self.unindexed -= 1
+            new.append((self._blobs[path], identifiers(text)))
             if len(new) >= INDEX_BATCH:
                 store.add_names(new)  # in batches: a first review of a large repository holds one at a time
                 new = []
@@ -151,7 +164,7 @@ class RepoIndex:
             total += len(text)
             if total > MAX_INDEXED_CHARS:
                 break
-            for name in set(IDENT.findall(text)):
+            for name in identifiers(text):
                 postings[name].append(path)
         return postings
 
@@ -222,6 +235,26 @@ class RepoIndex:
                     self._tests[tested_stem(candidate)].append(candidate)
         stem = module_stem(path).lower()
         return [t for t in self._tests.get(stem, []) if t != path] if len(stem) >= 3 else []
+
+
+def nearest_first(paths: list[str], near: Sequence[str]) -> list[str]:
+    """`paths` ordered by how many leading folders they share with the nearest of `near`, most first, then by
+    path: the files a review's names most likely lead to (its package, then the packages around it)."""
+    depth: dict[str, int] = {}  # "a/b/" -> 2, for every folder holding a file of `near`
+    for changed in near:
+        folders = changed.split("/")[:-1]
+        for k in range(1, len(folders) + 1):
+            depth["".join(f + "/" for f in folders[:k])] = k
+
+    def shared(path: str) -> int:
+        folder = path.rpartition("/")[0]
+        while folder:
+            if (k := depth.get(folder + "/")) is not None:
+                return k
+            folder = folder.rpartition("/")[0]
+        return 0
+
+    return sorted(paths, key=lambda p: (-shared(p), p))
 
 
 def tested_stem(path: str) -> str:

@@ -49,7 +49,8 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     attributes = Attributes({p: snapshot.read(p) or "" for p in snapshot.paths()
                              if p == ".gitattributes" or p.endswith("/.gitattributes")})
     spec = GitIgnoreSpec.from_lines(list(options.ignore)) if options.ignore else None
-    index = RepoIndex(snapshot, lambda p: path_reason(p, attributes, spec) is not None, inp.index)
+    index = RepoIndex(snapshot, lambda p: path_reason(p, attributes, spec) is not None, inp.index,
+                      near=[f.old_path or f.path for f in inp.diff.files])
     screened = screen(inp.diff.files, lambda f: index.text(f.old_path) if f.old_path else None, attributes,
                       options.ignore)
 
@@ -82,6 +83,10 @@ def build_plan(inp: PromptInput, previous: Layout | None = None) -> Plan:
     chosen = context_blocks(picks, index, previous, left, cpt, index.is_skipped, spans)
     plan = _finish(inp, fixed, chosen, entries, skipped, omitted, previous, cpt, len(changes),
                    _left_out(chosen, selector.left_out))
+    if index.unindexed:  # a first review of a large repository: callers and definitions further away may be missed
+        plan = replace(plan, coverage=replace(plan.coverage, notes=(*plan.coverage.notes, (
+            f"the repository's index does not cover {index.unindexed} files yet (this review indexed those nearest "
+            "to the change); callers and definitions among them were not searched, later reviews index them"))))
     rules = tuple((u.path, u.status, u.why, u.files) for u in repo_guidance.rules.uses)
     linked = tuple((i.ref.label(inp.repo), "" if i.ref.label(inp.repo) in issues_shown else i.why_not or "not shown")
                    for i in inp.linked)

@@ -50,6 +50,7 @@ class Publication:
     current_keys: frozenset[str] = field(default_factory=frozenset)  # fingerprints and code keys found now
     dismissed: int = 0  # findings held back by remembered dismissals
     held: tuple[HeldBack, ...] = ()  # which, and by which learning
+    posted: tuple[tuple[str, Anchored], ...] = ()  # the line comments posted now, with their fingerprints
 
 
 def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoConfig, key: bytes, run_id: str = "",
@@ -107,7 +108,8 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
         payload={"commit_id": head_sha, "event": "COMMENT", "body": body, "comments": comments},
         conclusion=conclusion, title=check_title(posted_findings(shown, overflow)), summary=summary,
         annotations=[_annotation(a) for a in kept if a.finding.side == "RIGHT"],
-        current_keys=frozenset(k for a in kept for k in keys[id(a)]), dismissed=dismissed, held=tuple(held))
+        current_keys=frozenset(k for a in kept for k in keys[id(a)]), dismissed=dismissed, held=tuple(held),
+        posted=tuple((keys[id(a)][0], a) for a in posted))
 
 
 def _keys(anchored: Anchored, diff: ParsedDiff) -> tuple[str, str]:

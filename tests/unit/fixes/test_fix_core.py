@@ -11,9 +11,10 @@ from reviewbot.fixes.declined import Declined
 from reviewbot.fixes.edits import Change, apply_edits
 from reviewbot.fixes.fix_checks import Bounds, check_change, parse_errors
 from reviewbot.fixes.patch import hunks, unified_diff
-from reviewbot.fixes.render import commit_message, fixed_fingerprints, patch_block, suggestions
+from reviewbot.fixes.render import commit_message, patch_block, suggestions
 from reviewbot.fixes.target import FixTarget, from_comment
 from reviewbot.fixes.wire import Edit, parse_fix, parse_verdict
+from reviewbot.outcomes.classify import fix_trailers
 from reviewbot.review.findings.fingerprints import marker
 from reviewbot.review.findings.schema import OutputInvalid
 from tests.gfm import assert_safe_for_github
@@ -110,8 +111,7 @@ def test_hunks_become_suggestions_only_on_the_diffs_lines() -> None:
 def test_the_commit_names_the_finding_and_carries_a_trailer() -> None:
     message = commit_message([TARGET], "Return 0.0 for an empty list.")
     assert message.startswith("Fix: Division by zero on an empty list\n\n")
-    assert fixed_fingerprints(message) == {"0123456789abcdef"}
-    assert fixed_fingerprints("Reviewbot-Fix: not-a-fingerprint") == frozenset()
+    assert fix_trailers([message]) == {"0123456789abcdef"}  # what later reviews and outcomes read back
 
 
 def test_the_target_is_read_from_an_authentic_verified_comment_only() -> None:

@@ -1,0 +1,80 @@
+"""The outcome records in Redis, one hash per installation and repository, and the query API over them:
+`OutcomeStore(redis).rates(repo, since, by)` is what the dashboard, `reviewbot stats` and rule proposals read."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from reviewbot.outcomes.rates import rates
+from reviewbot.outcomes.records import FindingRecord, Group, Rate
+from reviewbot.state.keys import OUTCOME_TTL, OUTCOMES_PREFIX, outcomes_key
+
+SCAN_COUNT = 200
+
+
+class OutcomeStore:
+    """Read and write posted findings' records; a record older than `ttl` seconds is dropped when read."""
+
+    def __init__(self, redis: Any, ttl: float = OUTCOME_TTL) -> None:
+        self.redis = redis
+        self.ttl = ttl
+
+    async def posted(self, records: Sequence[FindingRecord]) -> list[FindingRecord]:
+        """Remember newly posted findings; returns those not known before (a retried job adds nothing twice)."""
+        if not records:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for record in records:
+            pipe.hsetnx(outcomes_key(record.installation, record.repo), record.field, record.to_json())
+        for key in {outcomes_key(r.installation, r.repo) for r in records}:
+            pipe.expire(key, int(self.ttl))
+        added = await pipe.execute()
+        return [r for r, new in zip(records, added[:len(records)], strict=True) if new]
+
+    async def save(self, records: Sequence[FindingRecord]) -> None:
+        if records:
+            pipe = self.redis.pipeline(transaction=False)
+            for record in records:
+                pipe.hset(outcomes_key(record.installation, record.repo), record.field, record.to_json())
+            await pipe.execute()
+
+    async def get(self, installation: int, repo: str, pr: int, fingerprint: str) -> FindingRecord | None:
+        raw = await self.redis.hget(outcomes_key(installation, repo), f"{pr}:{fingerprint}")
+        return FindingRecord.from_json(raw) if raw is not None else None
+
+    async def of_pull(self, installation: int, repo: str, pr: int) -> list[FindingRecord]:
+        """The findings posted on one pull request, in the order they were posted."""
+        found = []
+        async for _, raw in self.redis.hscan_iter(outcomes_key(installation, repo), match=f"{int(pr)}:*",
+                                                   count=SCAN_COUNT):
+            if (record := FindingRecord.from_json(raw)) is not None:
+                found.append(record)
+        return sorted(found, key=lambda r: (r.posted_at, r.path, r.line))
+
+    async def records(self, repo: str | None = None, since: float = 0.0,
+                      now: float | None = None) -> list[FindingRecord]:
+        """Every record (or one repository's, in any installation) posted at or after `since`."""
+        now = time.time() if now is None else now
+        pattern = f"{OUTCOMES_PREFIX}*:{repo.lower()}" if repo else f"{OUTCOMES_PREFIX}*"
+        found: list[FindingRecord] = []
+        async for key in self.redis.scan_iter(match=pattern, count=SCAN_COUNT):
+            raw = await self.redis.hgetall(key)
+            kept, expired = [], []
+            for field, value in raw.items():
+                record = FindingRecord.from_json(value)
+                if record is None or record.posted_at < now - self.ttl:
+                    expired.append(field)
+                else:
+                    kept.append(record)
+            if expired:
+                await self.redis.hdel(key, *expired)
+            found += [r for r in kept if r.posted_at >= since and (repo is None or r.repo.lower() == repo.lower())]
+        return sorted(found, key=lambda r: (r.posted_at, r.repo, r.pr))
+
+    async def rates(self, repo: str | None = None, since: float = 0.0, by: Group | None = "category",
+                    now: float | None = None) -> list[Rate]:
+        """Resolution and dismissal rates per value of `by` (None: one row) over findings posted since `since`;
+        e.g. `rates("acme/app", since, "category")` finds a category with a low resolution rate."""
+        return rates(await self.records(repo, since, now), by, since)
