@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from redis.asyncio import Redis
 
-from reviewbot.fixes.render import fixed_fingerprints
+from reviewbot.outcomes.classify import fix_trailers
 from reviewbot.observe.ledger import Ledger
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
@@ -79,7 +79,8 @@ async def test_a_private_repositorys_finding_gets_one_checked_fix_pull_request_w
     assert SAFE in files["app/db.py"] and UNSAFE not in files["app/db.py"]
     assert files["app/files.py"] == TREE["app/files.py"]  # nothing else changed
     message = fake_github.commit_messages[(REPO, pull.head_sha)]
-    assert len(fixed_fingerprints(message)) == 1
+    [trailer] = fix_trailers([message])  # the finding's fingerprint, which names the branch too
+    assert pull.head_ref == f"reviewbot/fix/{trailer[:12]}"
     assert f"code-scanning alert [#{alert['number']}]" in pull.body and "CWE-89" in pull.body
     assert f"reported on #{ISSUE}" in pull.body
     # Checked before it was opened: the fix, its verification, and the audit's request over the changed file,
