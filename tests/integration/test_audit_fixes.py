@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 from redis.asyncio import Redis
 
-from reviewbot.outcomes.classify import fix_trailers
 from reviewbot.observe.ledger import Ledger
+from reviewbot.outcomes.classify import fix_trailers
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
