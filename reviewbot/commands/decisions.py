@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from reviewbot.commands.fix_args import fix_selectors
+from reviewbot.commands.fix_args import AuditFixTarget, fix_selectors, fix_target
 from reviewbot.commands.grammar import readings
 
 Verb = Literal["review", "full review", "security-review", "pause", "resume", "help", "audit", "fix", "unknown"]
@@ -56,6 +56,15 @@ def parse_command(body: str, names: Iterable[str]) -> Command | None:
             return Command(verb=verb, name=reading.name, args=_args(verb, reading.words))
         first = first or reading
     return None if first is None else Command(verb="unknown", name=first.name)
+
+
+def parse_fix_target(body: str, names: Iterable[str]) -> AuditFixTarget | None:
+    """The audit form of `fix` in an issue comment (all, one CWE, one alert), or None when the first command is not
+    a `fix` with one target."""
+    command = parse_command(body, names)
+    if command is None or command.verb != "fix":
+        return None
+    return fix_target(" ".join(command.args))
 
 
 def parse_thread_command(body: str, names: Iterable[str]) -> ThreadCommand | None:
