@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
+CLAIM_S = 3_600  # a fix being made holds its finding this long at most (a crashed job's claim lapses)
 OFF = ("Fixes are turned off for this installation: its operator can turn them on with REVIEWBOT_FIXES=push (fix "
        "pull requests) or REVIEWBOT_FIXES=suggest (a patch in a reply).")
 
@@ -99,12 +100,16 @@ async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, pr
                group: FixGroup, asked_in: int, job_id: str, alert_numbers: dict[str, int]) -> str:
     """One group's fix, once: planned, checked, then a pull request (push) or a patch in the reply (suggest)."""
     once = keys.audit_fix_once_key(record.repo, record.branch, group.key)
-    if (earlier := await redis.get(once)) is not None:
+    # Claimed before anything is paid: another job fixing the same finding (`fix all` beside `fix CWE-89`) waits
+    # for nothing and pays nothing; a try of this job after a crash finds its own claim and goes on.
+    claim = json.dumps({"outcome": "being made", "job": job_id})
+    if not await redis.set(once, claim, nx=True, ex=CLAIM_S) and (earlier := await redis.get(once)) is not None:
         said = json.loads(earlier)
-        pull = f" (#{said['pull']})" if said.get("pull") else ""
-        await _tell(port, record.repo, asked_in, f"A fix for {_named(group)} was already {said['outcome']}{pull}; "
-                                            "nothing more was done.")
-        return "already"
+        if said.get("job") != job_id:
+            pull = f" (#{said['pull']})" if said.get("pull") else ""
+            await _tell(port, record.repo, asked_in, f"A fix for {_named(group)} was already {said['outcome']}"
+                                                     f"{pull}; nothing more was done.")
+            return "already"
 
     async def gate(held_tokens: int, held_usd: float) -> None:
         await deps.budget.reserve(record.installation_id, record.repo, job_id, held_usd, held_tokens)
@@ -113,6 +118,7 @@ async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, pr
     try:
         planned = await plan_audit_fix(deps, redis, record, prefix, read, group, scope, gate)
     except (BudgetSpent, OverBudget) as exc:
+        await redis.delete(once)  # not made: asking again tomorrow may
         await _tell(port, record.repo, asked_in, declined_reply(group.targets, f"the budget is spent ({exc})"[:300]))
         return "budget"
     except Declined as declined:
@@ -132,6 +138,8 @@ async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, pr
     except GitHubError as exc:
         if exc.status not in (403, 404, 422):
             raise
+        if exc.status != 422:
+            await redis.delete(once)  # once the App may write, asking again makes it
         why = ("the App may not write to this repository (it needs `contents: write`)" if exc.status != 422
                else f"the branch `{group.branch}` exists already")
         await _tell(port, record.repo, asked_in, declined_reply(group.targets, why))
