@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,6 +28,10 @@ from reviewbot.settings import Settings
 
 
 def fixes_command(settings: Settings, args: argparse.Namespace) -> int:
+    if args.model == "fake":
+        print("reviewbot: eval --fixes needs a model (recorded review answers hold no fixes): drop --model fake and "
+              "point REVIEWBOT_MODEL_BASE_URL at any OpenAI-compatible server, or set CLOUDFLARE_*", file=sys.stderr)
+        return 2
     settings.require(settings.missing_for_model(), "reviewbot eval --fixes (fixes need a model: recorded review "
                                                    "answers hold none)")
     cases = [c for c in load_suite(args.suite, args.case) if c.expected]

@@ -69,3 +69,8 @@ def test_fixes_are_counted_at_every_stage_against_the_fake_model(tmp_path: Path,
                     tmp_path, timeout=120)
     assert table.returncode == 0, table.stderr
     assert "1 findings; applied 1, checked 1, verified 1, fixed 1; fixed share 100.0%" in table.stdout
+
+
+def test_fixes_need_a_model_not_recorded_answers(tmp_path: Path) -> None:
+    done = run_cli(["eval", "--fixes", "--model", "fake"], {}, tmp_path)
+    assert done.returncode == 2 and "needs a model" in done.stderr
