@@ -6,7 +6,7 @@ import urllib.parse
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from reviewbot.audit.sarif import TOOL_NAME
+from reviewbot.review.findings.alerts import TOOL_NAME
 from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.review.publish.markdown import BADGE
 

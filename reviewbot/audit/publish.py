@@ -51,17 +51,19 @@ async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFind
                         commit_sha: str, ref: str, bot_login: str, key: bytes, cost_usd: float = 0.0,
                         repo_url: str | None = None, tracking_issue: int | None = None, tracking: bool = True,
                         public: bool = False, limits: Limits = GITHUB_LIMITS,
-                        not_audited: Sequence[str] = ()) -> Published:
+                        not_audited: Sequence[str] = (), dismissed: Sequence[AuditFinding] = ()) -> Published:
     """Upload the complete picture of one audit (carried-forward findings included); on CodeScanningUnavailable,
     edit the tracking issue instead (`tracking_issue`: its number if the caller remembers it from an earlier
     audit; it is checked, and looked up among the App's issues when absent or not ours; `tracking=False`: no
     tracking issue, the caller shows the findings). The caller polls a SARIF upload with `check_processed`, and
     may remember `Published.issue_number`. `public`: the repository's readers are not the Security tab's, so a
     refused upload goes to the private draft advisory (branch audits) or stays in the record, never an issue.
-    `not_audited`: what the audit did not read, in words (the SARIF run is then marked partial)."""
+    `not_audited`: what the audit did not read, in words (the SARIF run is then marked partial). `dismissed`:
+    findings whose alerts people dismissed in code scanning: uploaded (GitHub keeps those alerts dismissed, where
+    leaving them out would close them as fixed), counted and written nowhere else."""
     branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
-    sarif = build_sarif(findings, category=category, commit_sha=commit_sha, repo_url=repo_url, branch=branch,
-                        limits=limits, not_audited=not_audited)
+    sarif = build_sarif([*findings, *dismissed], category=category, commit_sha=commit_sha, repo_url=repo_url,
+                        branch=branch, limits=limits, not_audited=not_audited)
     try:
         sarif_id = await port.upload_sarif(repo, commit_sha, ref, encode_sarif(sarif.document))
     except CodeScanningUnavailable as exc:
@@ -76,7 +78,7 @@ async def publish_audit(port: AuditPort, repo: str, findings: Sequence[AuditFind
                                                   bot_login=bot_login, key=key, cost_usd=cost_usd,
                                                   reason=reason, known=tracking_issue)
         return Published("issue", len(findings), issue_number=number, new=new, reason=reason)
-    return Published("code-scanning", sarif.results, sarif_id=sarif_id, cut=sarif.cut)
+    return Published("code-scanning", max(0, sarif.results - len(dismissed)), sarif_id=sarif_id, cut=sarif.cut)
 
 
 async def _in_private(port: AuditPort, repo: str, findings: Sequence[AuditFinding], *, category: str,

@@ -14,9 +14,9 @@ from typing import Any
 from reviewbot.audit.findings import AuditFinding
 from reviewbot.audit.sarif_results import result, safe_path
 from reviewbot.audit.sarif_rules import rule, rule_id, sarif_text
+from reviewbot.review.findings.alerts import TOOL_NAME
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-TOOL_NAME = "reviewbot"
 
 
 @dataclass(frozen=True)

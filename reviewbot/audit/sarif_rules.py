@@ -9,12 +9,12 @@ from typing import Any
 from linkify_it import LinkifyIt  # type: ignore[import-untyped]
 
 from reviewbot.audit.findings import AuditFinding
+from reviewbot.review.findings.alerts import alert_rule_id
 from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.review.findings.security import CHECKLIST_ITEMS, CWE_NAMES
 from reviewbot.review.publish.autolinks import broken
 from reviewbot.review.publish.markdown import plain
 
-UNCLASSIFIED = "reviewbot/security"  # a finding without a CWE id
 # GitHub maps security-severity to its labels: ≥ 9.0 critical, 7.0–8.9 high, 4.0–6.9 medium, below that low.
 SECURITY_SEVERITY = {"critical": "9.5", "major": "7.5", "minor": "5.0", "nit": "2.0"}
 LEVEL = {"critical": "error", "major": "error", "minor": "warning", "nit": "note"}
@@ -41,7 +41,7 @@ MAX_TEXT = 4_000  # characters of one untrusted part (a body, a fix): a message 
 
 def rule_id(cwe: str | None) -> str:
     """Stable across audits (GitHub matches alerts by rule): the CWE alone, never the severity or title."""
-    return f"reviewbot/{cwe.lower()}" if cwe else UNCLASSIFIED
+    return alert_rule_id(cwe)  # the review matches findings to alerts by it (review/findings/alerts.py)
 
 
 def _item(cwe: str | None) -> tuple[str, str] | None:

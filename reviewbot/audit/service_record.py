@@ -50,6 +50,8 @@ class Publication:
     errors: list[str] = field(default_factory=list)
     analyses_url: str | None = None  # once GitHub processed the upload
     advisory_id: str | None = None  # the draft advisory's GHSA id
+    # findings (`path:line`) whose alerts people dismissed in code scanning: uploaded, listed and counted nowhere
+    dismissed: list[str] = field(default_factory=list)
 
 
 Outcome = Literal["more code", "unverified"]

@@ -81,7 +81,8 @@ async def _act(url: str, action: str, repo: str | None, key: str, fmt: str, out:
 def _row(s: Stored) -> dict[str, Any]:
     return {"repo": s.repo, "key": s.key, "title": s.title, "rule": s.learning.rule, "path": s.learning.path,
             "severity": s.learning.severity, "cwe": s.learning.cwe, "reason": s.learning.reason,
-            "by": s.learning.by, "pr": s.pr, "scope": "repository" if s.learning.repository else "pull request",
+            "by": s.learning.by, "pr": s.pr,
+            "source": s.learning.source, "scope": "repository" if s.learning.repository else "pull request",
             "time": _iso(s.at), "expires": _iso(s.expires)}
 
 
@@ -96,6 +97,7 @@ def _table(found: list[Stored]) -> str:
     for s in found:
         when = time.strftime("%Y-%m-%d", time.gmtime(s.at))
         scope = "everywhere" if s.learning.repository else "this PR only"
+        where = f"#{s.pr}" if s.pr else s.learning.source  # an alert dismissed in code scanning has no PR
         lines.append(f"{s.repo}  {s.key}  {s.learning.reason or '-'}  by {s.learning.by or '?'} on {when}"
-                     f"  #{s.pr} ({scope}, until {s.expires_day})  {s.learning.path}: {s.title or s.learning.rule}")
+                     f"  {where} ({scope}, until {s.expires_day})  {s.learning.path}: {s.title or s.learning.rule}")
     return "\n".join(lines) + "\n"

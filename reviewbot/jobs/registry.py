@@ -11,6 +11,7 @@ from arq.worker import func
 
 from reviewbot.app.identity import remember_slug
 from reviewbot.app.port.code_scanning import MAX_POLLS
+from reviewbot.jobs.alert_job import learn_from_alert
 from reviewbot.jobs.audit.chunk_job import audit_chunk
 from reviewbot.jobs.audit.finish_job import finish_audit
 from reviewbot.jobs.audit.plan_job import plan_audit
@@ -69,6 +70,7 @@ def worker_jobs() -> WorkerJobs:
                    func(observed(report_fix_ci, "suite"), name=names.FIX_CI_FUNCTION, max_tries=5),
                    # A closed pull request: its findings' outcomes (no model request).
                    func(observed(record_outcomes, "outcomes"), name=names.OUTCOMES_FUNCTION, max_tries=5),
+                   func(observed(learn_from_alert, "alert"), name=names.ALERT_FUNCTION, max_tries=5),
                    # Audits: a chunk waiting in the provider's queue defers itself, so tries are mostly polls.
                    # A plan handed to a worker with an idle core (CpuBusy) is one of arq's tries too.
                    func(observed(plan_audit, "audit"), name=names.PLAN_FUNCTION, max_tries=10_000),

@@ -1,5 +1,6 @@
-"""ReviewRequest and FixArgs: one review (or fix) asked for, the same value from the webhook's decision (or the
-command) through enqueue into the job."""
+"""ReviewRequest: one review asked for, the same value from the webhook's decision through enqueue into the job;
+AlertChange: a person's decision on one of reviewbot's code-scanning alerts, on the same way; FixArgs: one fix
+asked for (a command, a thread or the Fix button) on its way into the fix job."""
 
 from __future__ import annotations
 
@@ -34,6 +35,25 @@ class ReviewRequest:
         for name in ("installation_id", "repo", "number", "head_sha"):
             del fields[name]
         return fields
+
+
+@dataclass(frozen=True)
+class AlertChange:
+    """A person dismissed (`dismissed`) or reopened (`reopened`) reviewbot's alert `number`; for a dismissal, where
+    its most recent instance is (rule, file, lines, the commit it was found at) and why."""
+
+    installation_id: int
+    repo: str
+    number: int
+    change: str  # dismissed | reopened
+    sender: str
+    rule_id: str = ""
+    path: str = ""
+    start_line: int = 0
+    end_line: int = 0
+    commit_sha: str = ""
+    reason: str = ""
+    comment: str = ""
 
 
 ALL = "all"  # every open verified finding of the pull request, rather than one finding's fingerprint

@@ -42,6 +42,11 @@ def outcomes_job_id(repo: str, number: int, head_sha: str) -> str:
     return f"{PREFIX}:closed:{repo}#{number}@{head_sha}"
 
 
+def alert_job_id(repo: str, number: int, delivery: str) -> str:
+    """One job per delivery of a code-scanning alert's dismissal or reopening (a redelivery stores nothing)."""
+    return f"{PREFIX}:alert:{repo}#{number}:{delivery}"
+
+
 def push_audit_job_id(repo: str, branch: str) -> str:
     """One job per repository and branch: pushes while it waits (the debounce window) store nothing more."""
     return f"{PREFIX}:push-audit:{repo.lower()}@{branch}"

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from reviewbot.commands.decisions import Command, parse_command
-from reviewbot.queue.request import ReviewRequest
+from reviewbot.queue.request import AlertChange, ReviewRequest
+from reviewbot.webhooks.alert_events import alert_change
 from reviewbot.webhooks.pushes import DefaultBranchPush, default_branch_push
 from reviewbot.webhooks.review_comments import TRUSTED_ASSOCIATIONS, ThreadReply, review_comment
 
@@ -92,7 +93,7 @@ class Ping:
 
 
 Decision = (ReviewRequest | CommentCommand | ThreadReply | Rerun | FixButton | SuiteCompleted | Closed
-            | DefaultBranchPush | Ignored | Accepted | Ping)
+            | DefaultBranchPush | AlertChange | Ignored | Accepted | Ping)
 
 
 def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> Decision:
@@ -112,6 +113,9 @@ def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> De
     if event == "push":
         push = default_branch_push(payload, _field)
         return Ignored(push) if isinstance(push, str) else push
+    if event == "code_scanning_alert":
+        change = alert_change(payload, _field)
+        return Ignored(change) if isinstance(change, str) else change
     return Ignored(f"event {event!r} is not handled")
 
 

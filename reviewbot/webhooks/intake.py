@@ -11,7 +11,7 @@ from arq.connections import ArqRedis
 
 from reviewbot.queue import functions
 from reviewbot.queue.enqueue import Stored, enqueue_review, store_job
-from reviewbot.queue.request import ALL, FixArgs, ReviewRequest
+from reviewbot.queue.request import ALL, AlertChange, FixArgs, ReviewRequest
 from reviewbot.settings import Settings
 from reviewbot.state import keys
 from reviewbot.state.shared_keys import APP_SLUG_KEY
@@ -95,6 +95,12 @@ class Intake:
             stored = await store_job(self.pool, functions.PUSH_AUDIT_FUNCTION,
                                      (decision.installation_id, decision.repo, decision.branch), {}, job_id,
                                      delivery=delivery, defer_s=self.settings.audit_push_delay)
+            return _outcome(stored, job_id, delivery)
+        if isinstance(decision, AlertChange):
+            # Who dismissed it and what the code was are GitHub reads: the worker's.
+            job_id = keys.alert_job_id(decision.repo, decision.number, delivery)
+            args = (decision.installation_id, decision.repo, dataclasses.asdict(decision))
+            stored = await store_job(self.pool, functions.ALERT_FUNCTION, args, {}, job_id, delivery=delivery)
             return _outcome(stored, job_id, delivery)
         if isinstance(decision, ThreadReply):
             job_id = keys.conversation_job_id(decision.repo, decision.comment_id)

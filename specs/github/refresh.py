@@ -78,9 +78,11 @@ OPERATIONS += [
 # Audit fixes (issue 34): a fix pull request from a `reviewbot/fix/…` branch against the audited branch, and the
 # code-scanning alert `@app fix #12` names.
 OPERATIONS += [("post", f"{_R}/pulls"), ("get", f"{_R}/code-scanning/alerts/{{alert_number}}")]
+# One memory with code scanning (issue 35): a review reads its own tool's open alerts.
+OPERATIONS += [("get", f"{_R}/code-scanning/alerts")]
 # The events the App subscribes to (app.yml) and the ones GitHub always sends an App.
 EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "pull_request_review_comment",
-          "installation", "installation_repositories", "ping", "push"]
+          "installation", "installation_repositories", "ping", "push", "code_scanning_alert"]
 
 
 def fetch(dest: Path) -> dict[str, Path]:

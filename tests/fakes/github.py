@@ -113,6 +113,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     # Security audits: SARIF uploads to code scanning, and the tracking issue where code scanning is off.
     ("POST", f"{_REPO}/code-scanning/sarifs", "token", github_code_scanning.upload),
     ("GET", f"{_REPO}/code-scanning/sarifs/{{sarif_id}}", "token", github_code_scanning.status),
+    ("GET", f"{_REPO}/code-scanning/alerts", "token", github_code_scanning.list_alerts),
     ("GET", f"{_REPO}/issues", "token", github_repo_issues.list_issues),
     ("POST", f"{_REPO}/issues", "token", github_repo_issues.create),
     ("PATCH", f"{_REPO}/issues/{{issue_number}}", "token", github_repo_issues.update),
@@ -326,6 +327,14 @@ class FakeGitHub(GitHubState):
         """Code-scanning alerts of a repository (each: number, rule_id, path, state open/fixed, category, ref)."""
         with self.lock:
             return [dict(a) for a in self.code_scanning_alerts[repo] if state in (None, a["state"])]
+
+    def decide_alert(self, repo: str, number: int, *, by: str, reason: str | None,
+                     installation_id: int) -> dict[str, Any]:
+        """A person dismisses (`reason`) or reopens (None) code-scanning alert `number` in GitHub's interface;
+        returns the `code_scanning_alert` webhook GitHub then delivers, for the test to send."""
+        with self.lock:
+            return github_code_scanning.decide(self, repo, number, by=by, reason=reason,
+                                               installation_id=installation_id)
 
     def add_analysis(self, repo: str, ref: str, run: dict[str, Any]) -> None:
         """An analysis GitHub processed earlier (an upload of an earlier version), its alerts opened or closed."""

@@ -1,6 +1,8 @@
 """Code scanning as GitHub runs it for SARIF uploads: the body checked (base64 of gzip, 10 MB compressed, the
 SARIF 2.1.0 schema, a category per run, partialFingerprints, the per-run limits), 202 with an id, a processing
-status that is pending for a while, and alerts per repository, tool, category and ref that open, stay and close."""
+status that is pending for a while, and alerts per repository, tool, category and ref that open, stay and close,
+listed as GitHub lists them; a person dismisses (the alert stays dismissed in later analyses) or reopens one, and
+the `code_scanning_alert` webhook that GitHub would deliver is built from the documented shape."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from tests.fakes.github_core import ApiError, Call, Reply, now_iso
+from tests.fakes.github_core import WEB_URL, ApiError, Call, Reply, now_iso, paginate
 from tests.fakes.github_state import GitHubState
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[2] / "specs" / "sarif" / "sarif-2.1.0.json"
@@ -50,7 +52,7 @@ def upload(state: GitHubState, call: Call) -> Reply:
                                      "document": document}
     if not errors:
         for run in document["runs"]:
-            analyse(state, repo, str(body.get("ref")), run)
+            analyse(state, repo, str(body.get("ref")), run, str(body.get("commit_sha")))
     return Reply(202, {"id": sarif_id, "url": state.api(f"/repos/{repo}/code-scanning/sarifs/{sarif_id}")})
 
 
@@ -131,7 +133,7 @@ def _run_problems(i: int, run: dict[str, Any]) -> list[str]:
     return problems
 
 
-def analyse(state: GitHubState, repo: str, ref: str, run: dict[str, Any]) -> None:
+def analyse(state: GitHubState, repo: str, ref: str, run: dict[str, Any], commit_sha: str = "0" * 40) -> None:
     """One analysis (tool + category + ref): matching alerts stay open, new ones open, missing ones are fixed."""
     tool, category = run["tool"]["driver"]["name"], run["automationDetails"]["id"]
     alerts = state.code_scanning_alerts[repo]
@@ -145,10 +147,15 @@ def analyse(state: GitHubState, repo: str, ref: str, run: dict[str, Any]) -> Non
                       and a["identity"] == identity), None)
         if found is None:
             found = {"number": len(alerts) + 1, "tool": tool, "category": category, "ref": ref,
-                     "identity": identity, "rule_id": result["ruleId"], "created_at": now_iso()}
+                     "identity": identity, "rule_id": result["ruleId"], "created_at": now_iso(), "state": "open",
+                     "dismissed_reason": None, "dismissed_by": None, "dismissed_at": None}
             alerts.append(found)
-        found.update(state="open", fixed_at=None, path=where["artifactLocation"]["uri"],
-                     start_line=where["region"]["startLine"], message=result["message"]["text"],
+        if found["state"] != "dismissed":  # a person's dismissal holds across analyses
+            found.update(state="open", fixed_at=None)
+        found.update(path=where["artifactLocation"]["uri"], commit_sha=commit_sha,
+                     start_line=where["region"]["startLine"],
+                     end_line=where["region"].get("endLine", where["region"]["startLine"]),
+                     message=result["message"]["text"],
                      level=result.get("level", "warning"), related=len(result.get("relatedLocations") or []),
                      flows=len(result.get("codeFlows") or []))
     for alert in alerts:
@@ -157,25 +164,66 @@ def analyse(state: GitHubState, repo: str, ref: str, run: dict[str, Any]) -> Non
             alert.update(state="fixed", fixed_at=now_iso())
 
 
+def list_alerts(state: GitHubState, call: Call) -> Reply:
+    """`GET …/code-scanning/alerts`: the repository's alerts on `ref` (the default branch's without it), of
+    `tool_name` and in `state` when given, newest first; 403 where code scanning is off or not permitted."""
+    installation = state.installations.get(call.identity.installation_id or -1)
+    if installation is not None and installation.permissions.get("security_events") not in ("read", "write"):
+        raise ApiError(403, "Resource not accessible by integration")
+    if call.repo in state.code_scanning_off:
+        raise ApiError(403, NO_CODE_SCANNING)
+    ref = call.query.get("ref") or "refs/heads/main"
+    ref = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
+    tool, wanted = call.query.get("tool_name"), call.query.get("state")
+    found = [render(state, call.repo, a) for a in reversed(state.code_scanning_alerts[call.repo])
+             if a["ref"] == ref and tool in (None, a["tool"]) and wanted in (None, a["state"])]
+    page, headers = paginate(call, found)
+    return Reply(json=page, headers=headers)
+
+
+def render(state: GitHubState, repo: str, alert: dict[str, Any]) -> dict[str, Any]:
+    """An alert as the REST API and the webhook show it (`code-scanning-alert-items`)."""
+    number = alert["number"]
+    where = {"path": alert["path"], "start_line": alert["start_line"], "end_line": alert["end_line"],
+             "start_column": 1, "end_column": 1}
+    instance = {"ref": alert["ref"], "analysis_key": "reviewbot", "environment": "{}", "category": alert["category"],
+                "state": alert["state"], "commit_sha": alert.get("commit_sha") or "0" * 40,
+                "message": {"text": alert["message"]}, "location": where, "classifications": []}
+    html = f"{WEB_URL}/{repo}/security/code-scanning/{number}"
+    return {"number": number, "created_at": alert["created_at"], "updated_at": alert["created_at"],
+            "url": state.api(f"/repos/{repo}/code-scanning/alerts/{number}"), "html_url": html,
+            "instances_url": state.api(f"/repos/{repo}/code-scanning/alerts/{number}/instances"),
+            "state": alert["state"], "fixed_at": alert.get("fixed_at"),
+            "dismissed_by": state.user(alert["dismissed_by"]) if alert["dismissed_by"] else None,
+            "dismissed_at": alert["dismissed_at"], "dismissed_reason": alert["dismissed_reason"],
+            "dismissed_comment": None,
+            "rule": {"id": alert["rule_id"], "severity": "error", "description": alert["rule_id"], "name": "",
+                     "tags": ["security"]},
+            "tool": {"name": alert["tool"], "guid": None, "version": None},
+            "most_recent_instance": instance}
+
+
+def decide(state: GitHubState, repo: str, number: int, *, by: str, reason: str | None,
+           installation_id: int) -> dict[str, Any]:
+    """A person dismisses (`reason`: false positive, won't fix, used in tests) or reopens (None) alert `number`
+    in GitHub's interface; returns the `code_scanning_alert` delivery GitHub sends the App."""
+    alert = next(a for a in state.code_scanning_alerts[repo] if a["number"] == number)
+    if reason is None:
+        alert.update(state="open", dismissed_reason=None, dismissed_by=None, dismissed_at=None)
+    else:
+        alert.update(state="dismissed", dismissed_reason=reason, dismissed_by=by, dismissed_at=now_iso())
+    return {"action": "reopened_by_user" if reason is None else "closed_by_user",
+            "alert": render(state, repo, alert), "ref": "", "commit_oid": "",
+            "repository": {"id": 1, "name": repo.split("/")[1], "full_name": repo,
+                           "private": state.visibility.get(repo, "private") != "public",
+                           "owner": state.user(repo.split("/")[0])},
+            "sender": state.user(by), "installation": {"id": installation_id}}
+
+
 def get_alert(state: GitHubState, call: Call) -> Reply:
-    """`GET …/code-scanning/alerts/{alert_number}`: one alert as GitHub renders it, its most recent instance's place."""
+    """`GET …/code-scanning/alerts/{alert_number}`: one alert, as the list renders it."""
     number = call.int_param("alert_number")
     alert = next((a for a in state.code_scanning_alerts[call.repo] if a["number"] == number), None)
     if alert is None:
         raise ApiError(404, "No alert found for alert number")
-    url = state.api(f"/repos/{call.repo}/code-scanning/alerts/{number}")
-    return Reply(json={
-        "number": number, "created_at": alert["created_at"], "updated_at": alert.get("fixed_at") or alert["created_at"],
-        "url": url, "html_url": f"https://github.com/{call.repo}/security/code-scanning/{number}",
-        "instances_url": f"{url}/instances", "state": alert["state"], "fixed_at": alert.get("fixed_at"),
-        "dismissed_by": None, "dismissed_at": None, "dismissed_reason": None, "dismissed_comment": None,
-        "rule": {"id": alert["rule_id"], "severity": "error", "description": alert["message"][:100],
-                 "name": alert["rule_id"], "tags": [], "security_severity_level": "high"},
-        "tool": {"name": alert["tool"], "guid": None, "version": None},
-        "most_recent_instance": {
-            "ref": alert["ref"], "analysis_key": ".github/workflows/reviewbot.yml:audit", "environment": "{}",
-            "category": alert["category"], "state": alert["state"], "commit_sha": "0" * 40,
-            "message": {"text": alert["message"]},
-            "location": {"path": alert["path"], "start_line": alert["start_line"], "end_line": alert["start_line"],
-                         "start_column": 1, "end_column": 1},
-            "classifications": []}})
+    return Reply(json=render(state, call.repo, alert))

@@ -35,7 +35,8 @@ from tests.helpers import deliver, payload
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                        HealthCheck.data_too_large])
-EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "ping", "installation", "push", ""]
+EVENTS = ["pull_request", "issue_comment", "check_run", "check_suite", "ping", "installation", "push",
+          "code_scanning_alert", ""]
 FIXTURES = ["pull_request.opened", "pull_request.synchronize", "pull_request.closed", "issue_comment.created",
             "check_run.rerequested", "check_run.requested_action", "check_suite.rerequested", "ping"]
 CONTENT_TYPES = ["application/json", "application/json; charset=utf-8", "application/JSON", "text/plain",

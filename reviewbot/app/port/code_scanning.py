@@ -3,14 +3,20 @@ deferring the job rather than sleeping."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from typing import Any
 
 from reviewbot.app.port.base import PortBase, _q, _q1
 from reviewbot.errors import CodeScanningUnavailable, GitHubError, SarifRejected, Waiting
+from reviewbot.review.findings.alerts import Alert
+
+log = logging.getLogger(__name__)
 
 # What GitHub says when a repository cannot use code scanning; any other 403 that is not a rate limit (those are
 # retried before this point) is the installation lacking `security_events` or an archived repository.
 NO_ADVANCED_SECURITY = "must be enabled for this repository to use code scanning"
+MAX_ALERTS = 1000  # a review reads at most this many of its tool's open alerts (ten pages)
 POLL_SECONDS = (5.0, 10.0, 20.0, 30.0, 60.0)  # GitHub usually processes an upload within a minute
 MAX_POLLS = 40  # about half an hour of pending before the upload is reported as stuck
 
@@ -92,6 +98,39 @@ class CodeScanning(PortBase):
             raise
         return SarifStatus(str(data.get("processing_status") or "pending"),
                            tuple(str(e) for e in data.get("errors") or ()), data.get("analyses_url"))
+
+    async def open_alerts(self, repo: str, ref: str, *, tool_name: str = "reviewbot") -> tuple[Alert, ...]:
+        """`GET …/code-scanning/alerts?tool_name=…&ref=…&state=open`, every page up to MAX_ALERTS. A 403 or 404
+        (code scanning off, no `security_events` permission, no analysis yet) means no alerts: logged, said nowhere
+        else."""
+        url = f"/repos/{_q(repo)}/code-scanning/alerts"
+        found: list[Alert] = []
+        try:
+            async for page in self._http.pages(url, what=f"GET code-scanning alerts {repo}",
+                                               params={"tool_name": tool_name, "ref": ref, "state": "open"}):
+                found += [a for item in page if (a := _alert(item)) is not None]
+                if len(found) >= MAX_ALERTS:
+                    break
+        except GitHubError as exc:
+            if exc.status not in (403, 404):
+                raise
+            log.info("code-scanning alerts not readable", extra={"repo": repo, "status": exc.status})
+            return ()
+        return tuple(found[:MAX_ALERTS])
+
+
+def _alert(item: Any) -> Alert | None:
+    """An alert of the list, from its most recent instance's location; one without a usable location is skipped."""
+    if not isinstance(item, dict):
+        return None
+    where = ((item.get("most_recent_instance") or {}).get("location")) or {}
+    rule, number = (item.get("rule") or {}).get("id"), item.get("number")
+    start, end, path = where.get("start_line"), where.get("end_line"), where.get("path")
+    if not (isinstance(number, int) and isinstance(rule, str) and isinstance(path, str) and isinstance(start, int)):
+        return None
+    return Alert(number=number, rule_id=rule, path=path, start_line=start,
+                 end_line=end if isinstance(end, int) and end >= start else start,
+                 html_url=str(item.get("html_url") or ""))
 
 
 async def check_processed(port: CodeScanning, repo: str, sarif_id: str, attempt: int) -> SarifStatus:

@@ -5,9 +5,10 @@ issue; what the record says about it."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from reviewbot.audit.disclosure import ENABLE_ADVISORY, ENABLE_CODE_SCANNING, is_public
+from reviewbot.audit.disclosure import ENABLE_ADVISORY, ENABLE_CODE_SCANNING, finding_key, is_public
+from reviewbot.audit.dismissed import dismissed_in_code_scanning
 from reviewbot.audit.findings import AuditFinding, from_finding
 from reviewbot.audit.publish import AuditPort, branch_ref, publish_audit
 from reviewbot.audit.sarif import audit_category
@@ -15,6 +16,7 @@ from reviewbot.audit.service_record import AuditRecord, FindingJson, Publication
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.jobs.audit.audit_target import category_branch, keeps_baseline
 from reviewbot.jobs.audit.unread import unread_notes
+from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.schema import Finding
 
 
@@ -40,9 +42,11 @@ def with_findings(record: AuditRecord, findings: list[FindingJson]) -> AuditReco
 
 
 async def publish(port: AuditPort, store: AuditStore, record: AuditRecord, *, read: Callable[[str], str | None],
-                  bot_login: str, key: bytes) -> Publication:
-    """The record's findings (`with_findings`) in its category; returns the record's `publication`."""
-    done = await publish_audit(port, record.repo, audit_findings(record.findings, read), category=record.category,
+                  bot_login: str, key: bytes, learnings: Sequence[Learning] = ()) -> Publication:
+    """The record's findings (`with_findings`) in its category; returns the record's `publication`. `learnings`:
+    the repository's; alerts dismissed in code scanning hold their findings back (`dismissed_in_code_scanning`)."""
+    kept, held = dismissed_in_code_scanning(audit_findings(record.findings, read), learnings, read)
+    done = await publish_audit(port, record.repo, kept, dismissed=held, category=record.category,
                                commit_sha=record.sha, ref=branch_ref(record.branch), bot_login=bot_login,
                                key=key, cost_usd=float(record.spent_usd or 0),
                                tracking_issue=await store.tracking_issue(record.repo),
@@ -53,7 +57,8 @@ async def publish(port: AuditPort, store: AuditStore, record: AuditRecord, *, re
     return Publication(where=done.where, results=done.results, sarif_id=done.sarif_id,
                        issue_number=done.issue_number, new=done.new, cut=list(done.cut), reason=done.reason,
                        status="processing" if done.where == "code-scanning" else "edited", errors=[],
-                       advisory_id=done.advisory_id)
+                       advisory_id=done.advisory_id,
+                       dismissed=[finding_key(f.path, f.end_line) for f in held])
 
 
 def published_text(publication: Publication | None, issue_url: str = "") -> str:

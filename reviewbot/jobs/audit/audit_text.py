@@ -55,7 +55,9 @@ def progress_text(record: AuditRecord, done: int, failed: int, spent: float) -> 
 
 
 def result_text(record: AuditRecord) -> str:
-    findings = record.findings
+    # Alerts people dismissed in code scanning stay dismissed there; the answer neither lists nor counts them.
+    dismissed = set(record.publication.dismissed) if record.publication is not None else set()
+    findings = [f for f in record.findings if finding_key(f["path"], f["line"]) not in dismissed]
     lines = [f"**{scope_line(record)}: done**", "",
              f"{record.files} file(s) in {len(record.chunks)} chunk(s); ${record.spent_usd:.2f} spent "
              f"(estimated ${record.estimate_usd:.2f}); {record.candidates} distinct candidate(s) verified, "
@@ -66,9 +68,11 @@ def result_text(record: AuditRecord) -> str:
     if said := code_line(outcomes.count("more code"), outcomes.count("unverified")):
         lines += ["", said]
     lines += _related(record)
+    if dismissed:
+        lines += ["", f"{len(dismissed)} more finding(s) are code-scanning alerts people dismissed: not listed."]
     if counts := severity_counts(f["severity"] for f in findings):
         lines += ["", counts]
-    shown = _describable(record)
+    shown = _describable(record, findings)
     for f in sorted(shown, key=lambda f: (SEVERITY_RANK[f["severity"]], f["path"], f["line"]))[:MAX_LISTED]:
         cwe = f" ({neutralize_inline(f['cwe'])})" if f.get("cwe") else ""
         label = " · **unverified**" if f.get("unverified") else ""
@@ -86,14 +90,14 @@ def result_text(record: AuditRecord) -> str:
     return "\n".join(lines)
 
 
-def _describable(record: AuditRecord) -> list[FindingJson]:
+def _describable(record: AuditRecord, findings: list[FindingJson]) -> list[FindingJson]:
     """What this answer may describe: everything on a private or internal repository; on a public one (everyone
     reads this thread, while code-scanning alerts are shown to writers only) a pull request's findings on the
     lines it changes, which the pull request shows anyway, and nothing of a branch's audit."""
     if not is_public(record.visibility):
-        return list(record.findings)
+        return list(findings)
     shown = set(record.in_diff) if pull_number(record.branch) is not None else set()
-    return [f for f in record.findings if finding_key(f["path"], f["line"]) in shown]
+    return [f for f in findings if finding_key(f["path"], f["line"]) in shown]
 
 
 def _withheld(record: AuditRecord, count: int) -> list[str]:

@@ -41,6 +41,7 @@ from reviewbot.queue.functions import POLL_FUNCTION
 from reviewbot.repos.cache import DirSnapshot
 from reviewbot.review.findings.schema import SEVERITY_RANK
 from reviewbot.state.audit_keys import finish_job_id, hold_id, poll_job_id
+from reviewbot.state.learnings_store import Learnings
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
@@ -143,8 +144,9 @@ async def _publish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, 
     record and the answer, and the audit still completes."""
     slug = await known_slug(deps.settings, redis)
     try:
+        learnings = [s.learning for s in await Learnings(redis, deps.settings.learning_ttl_days).of(record.repo)]
         return await publish(port, store, record, read=snapshot.read, bot_login=f"{slug}[bot]" if slug else "",
-                             key=deps.settings.marker_key())
+                             key=deps.settings.marker_key(), learnings=learnings)
     except RetryableError as exc:
         await retries.retry_later(redis, finish_job_id(record.id), exc)
         failure = str(exc)

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.audit.findings import AuditFinding
 from reviewbot.audit.fix_select import finding_at
-from reviewbot.audit.sarif import TOOL_NAME
 from reviewbot.audit.service_record import AuditRecord
 from reviewbot.audit.service_state import AuditStore
 from reviewbot.jobs.audit.audit_target import keeps_baseline
 from reviewbot.jobs.audit.autofix import enqueue_audit_fix
+from reviewbot.review.findings.alerts import TOOL_NAME
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort

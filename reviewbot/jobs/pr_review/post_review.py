@@ -10,11 +10,13 @@ from typing import Any
 
 from reviewbot.app.port import GitHubPort, PullInfo
 from reviewbot.audit.disclosure import is_public
+from reviewbot.audit.publish import branch_ref
 from reviewbot.errors import GitHubError
 from reviewbot.jobs.pr_review.checkrun import CheckRun
 from reviewbot.outcomes.classify import fix_trailers
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
+from reviewbot.review.findings.alerts import TOOL_NAME, Alert
 from reviewbot.review.findings.anchoring import Anchored
 from reviewbot.review.findings.dismissals import Learning
 from reviewbot.review.findings.fingerprints import read_marker, read_review_marker
@@ -70,11 +72,12 @@ async def publish(port: GitHubPort, check: CheckRun, *, pull: PullInfo, head_sha
     if config.incremental and not full and last:
         changed = await _changed_lines(port, repo, str(last), head_sha)
     head_files = await _head_files(port, repo, head_sha, report, learnings)
+    alerts = await _alerts(port, repo, pull.base_ref, diff)
     html = pull.html_url.rsplit("/pull/", 1)[0]
     links = Links(head=f"{html}/blob/{head_sha}", base=f"{html}/blob/{pull.base_sha}", repo=html) if html else Links()
     publication = plan(report, diff, head_sha=head_sha, config=config, key=key, run_id=run_id, existing=existing,
                        changed_lines=changed, head_files=head_files, links=links, config_errors=config_errors,
-                       unseen=unseen, learnings=learnings, number=number, app=app)
+                       unseen=unseen, learnings=learnings, number=number, app=app, alerts=alerts)
     await check.remember(publication.conclusion, publication.title, publication.summary)
     review_id, inline = await _post(port, repo, number, publication)
     fixed = await _resolve_fixed(port, repo, number, threads, publication, head_sha, key)
@@ -121,7 +124,7 @@ async def _head_files(port: GitHubPort, repo: str, head_sha: str, report: Review
     files where a remembered dismissal may match by title, to see whether the code it names is still there."""
     paths = sorted({a.finding.path for a in report.placement.inline
                     if a.finding.suggestion is not None and a.finding.side == "RIGHT"})[:20]
-    remembered = {learning.path for learning in learnings if learning.source == "thread"}
+    remembered = {learning.path for learning in learnings if learning.source in ("thread", "code-scanning")}
     found = [a.finding for a in report.placement.inline] + list(report.placement.outside)
     paths += sorted({f.path for f in found if f.path in remembered} - set(paths))[:20]
     files: dict[str, list[str]] = {}
@@ -130,6 +133,15 @@ async def _head_files(port: GitHubPort, repo: str, head_sha: str, report: Review
         if text is not None:
             files[path] = text.split("\n")
     return files
+
+
+async def _alerts(port: GitHubPort, repo: str, base_ref: str, diff: ParsedDiff) -> tuple[Alert, ...]:
+    """reviewbot's open code-scanning alerts on the base branch (what audits of it uploaded), in the changed files."""
+    changed = {f.path for f in diff.files} | {f.old_path for f in diff.files if f.old_path}
+    if not changed:
+        return ()
+    alerts = await port.open_alerts(repo, branch_ref(base_ref), tool_name=TOOL_NAME)
+    return tuple(a for a in alerts if a.path in changed)
 
 
 async def _post(port: GitHubPort, repo: str, number: int, publication: Publication) -> tuple[int, bool]:

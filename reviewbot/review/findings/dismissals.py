@@ -9,6 +9,7 @@ import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from reviewbot.review.findings.alerts import alert_rule_id
 from reviewbot.review.findings.fingerprints import code_key, normalize_code, normalize_title
 
 MAX_RULE_WORDS = 12
@@ -32,7 +33,7 @@ class Learning:
     path: str = ""
     reason: str = ""
     by: str = ""
-    source: str = "thread"  # thread | config
+    source: str = "thread"  # thread | config | code-scanning (an alert dismissed in GitHub's interface)
     title: str = ""  # the finding's title as it was posted
     category: str = ""  # with `lines`: lets a later review find the named code again in the file
     lines: int = 0  # how many non-blank lines the named code spans (0: unknown, only the code key matches)
@@ -41,6 +42,7 @@ class Learning:
     pr: int = 0
     repository: bool = True
     at: float = 0.0  # when it was dismissed (epoch seconds)
+    alert: int = 0  # code-scanning: the alert's number (reopening it forgets the learning)
 
     @property
     def security(self) -> bool:
@@ -49,14 +51,25 @@ class Learning:
     @property
     def store_key(self) -> str:
         """The field it is remembered under (what `reviewbot learnings forget` takes)."""
-        base = self.code_key or f"rule:{self.rule}"
+        base = f"alert:{self.alert}" if self.alert else self.code_key or f"rule:{self.rule}"
         return base if self.repository else f"{base}#pr{self.pr}"
 
     def applies_to(self, number: int) -> bool:
         return self.repository or self.pr == number
 
-    def matches(self, key: str, path: str, title: str, head: Sequence[str] | None = None) -> bool:
-        """Whether a finding (its code key, file, title; `head`: the file's lines at the head) is this one."""
+    def matches(self, key: str, path: str, title: str, head: Sequence[str] | None = None, *,
+                cwe: str | None = None, lines: tuple[int, int] | None = None) -> bool:
+        """Whether a finding (its code key, file, title; `head`: the file's lines at the head; `cwe` and `lines`,
+        its first and last line there) is this one."""
+        if self.source == "code-scanning":
+            # The alert's rule is the CWE, its code key the audit's; a review's key differs, so the code is found
+            # again in the file and must overlap the finding's lines.
+            if self.path != path or self.rule != alert_rule_id(cwe):
+                return False
+            if self.code_key and self.code_key == key:
+                return True
+            found = self.found_at(head) if head is not None and lines is not None else None
+            return found is not None and lines is not None and found[0] <= lines[1] and lines[0] <= found[1]
         if self.source == "config":
             words = set(normalize_title(title).split())
             return bool(self.rule) and (not self.path or fnmatch.fnmatchcase(path, self.path)) and \
@@ -70,22 +83,29 @@ class Learning:
 
     def still_there(self, head: Sequence[str]) -> bool:
         """Whether the file (its lines) still holds the code this learning names, wherever it moved."""
+        return self.found_at(head) is not None
+
+    def found_at(self, head: Sequence[str]) -> tuple[int, int] | None:
+        """The first and last line (1-based) of the code this learning names in the file, wherever it moved."""
         if not self.code_key or self.lines <= 0 or not self.category:
-            return False
-        code = [line for line in head if line.strip()]
-        for start in range(len(code) - self.lines + 1):
-            window = code[start:start + self.lines]
-            if code_key(self.path, self.category, window) == self.code_key:
-                return True
-        return False
+            return None
+        numbered = [(n, line) for n, line in enumerate(head, start=1) if line.strip()]
+        for start in range(len(numbered) - self.lines + 1):
+            window = numbered[start:start + self.lines]
+            if code_key(self.path, self.category, [line for _, line in window]) == self.code_key:
+                return window[0][0], window[-1][0]
+        return None
 
 
 def held_back(key: str, path: str, title: str, learnings: Iterable[Learning], *, number: int = 0,
-              head_files: Mapping[str, Sequence[str]] | None = None) -> Learning | None:
-    """The learning that holds back a finding (its code key, file and title) on pull request `number`, or None."""
+              head_files: Mapping[str, Sequence[str]] | None = None, cwe: str | None = None,
+              lines: tuple[int, int] | None = None) -> Learning | None:
+    """The learning that holds back a finding (its code key, file and title; its CWE and lines for alerts
+    dismissed in code scanning) on pull request `number`, or None."""
     head = (head_files or {}).get(path)
     return next((learning for learning in learnings
-                 if learning.applies_to(number) and learning.matches(key, path, title, head)), None)
+                 if learning.applies_to(number) and learning.matches(key, path, title, head, cwe=cwe, lines=lines)),
+                None)
 
 
 def code_lines(code: Sequence[str]) -> int:

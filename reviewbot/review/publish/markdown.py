@@ -121,6 +121,7 @@ class BodyNotes:
     marker: str = ""
     dismissed: int = 0  # held back because the team dismissed them before (threads or configuration)
     held_back: tuple[str, ...] = ()  # the lines that list them: what, where, who, when, how to undo
+    alerts: tuple[str, ...] = ()  # code-scanning alerts: findings already open as one, alerts this may fix
 
 
 def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
@@ -158,6 +159,7 @@ def review_body(report: ReviewReport, notes: BodyNotes | None = None) -> str:
         lines += ["", f"**Not reviewed**: GitHub did not show {len(notes.unseen)} file(s): "
                   + ", ".join(code_span(p) for p in notes.unseen[:20])]
     lines += list(notes.held_back)
+    lines += list(notes.alerts)
     lines += security_section([f for f in posted if not _counted_only(report, f)], report.security)
     if report.coverage is not None:  # context engine: what was reviewed, skipped and why
         lines += ["", render_coverage(report.coverage)]

@@ -9,10 +9,12 @@ from typing import Any
 
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff
+from reviewbot.review.findings.alerts import Alert, fixed_alerts, known_alert
 from reviewbot.review.findings.anchoring import Anchored, Placement
 from reviewbot.review.findings.dismissals import Learning, held_back
 from reviewbot.review.findings.fingerprints import anchored_code, code_key, fingerprint, marker, review_marker
 from reviewbot.review.findings.schema import SEVERITY_RANK, Finding
+from reviewbot.review.publish.alert_lines import Known, alert_section
 from reviewbot.review.publish.cutting import bounded
 from reviewbot.review.publish.heldback import HeldBack, held_back_section
 from reviewbot.review.publish.markdown import (
@@ -51,18 +53,21 @@ class Publication:
     dismissed: int = 0  # findings held back by remembered dismissals
     held: tuple[HeldBack, ...] = ()  # which, and by which learning
     posted: tuple[tuple[str, Anchored], ...] = ()  # the line comments posted now, with their fingerprints
+    known: tuple[Known, ...] = ()  # findings already open as code-scanning alerts, not posted again
 
 
 def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoConfig, key: bytes, run_id: str = "",
          existing: Existing | None = None, changed_lines: Mapping[str, set[int]] | None = None,
          head_files: Mapping[str, list[str]] | None = None, links: Links | None = None,
          config_errors: tuple[str, ...] = (), unseen: tuple[str, ...] = (),
-         learnings: tuple[Learning, ...] = (), number: int = 0, app: str = "reviewbot") -> Publication:
+         learnings: tuple[Learning, ...] = (), number: int = 0, app: str = "reviewbot",
+         alerts: tuple[Alert, ...] = ()) -> Publication:
     """Decide every comment, the body, the annotations and the conclusion; one review request results. `key`
     authenticates the hidden markers (fingerprints, the review's SHA) that later reviews read back; `learnings`
     are the repository's remembered dismissals: matching findings on pull request `number` are held back and
     listed with who dismissed them and how to undo it (`@app forget`); `head_files` lets a learning see whether
-    the code it names is still there."""
+    the code it names is still there. `alerts`: reviewbot's open code-scanning alerts on the base branch; a
+    finding that is one is not posted again, and alerts whose code this changes are said to be (maybe) fixed."""
     existing = existing or Existing()
     links = links or Links()
     threshold = SEVERITY_RANK[config.severity_threshold]
@@ -72,15 +77,26 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
     keys = {id(a): _keys(a, diff) for a in kept}
     held: list[HeldBack] = []
 
+    known: list[Known] = []
+
     def holds(finding: Finding, code: str) -> bool:
-        learning = held_back(code, finding.path, finding.title, learnings, number=number, head_files=head_files)
+        start = finding.start_line or finding.line
+        learning = held_back(code, finding.path, finding.title, learnings, number=number, head_files=head_files,
+                             cwe=finding.cwe, lines=(start, finding.line))
         if learning is not None:
             held.append(HeldBack(finding, learning))
-        return learning is not None
+            return True
+        security = finding.side == "RIGHT" and (finding.cwe is not None or finding.category == "security")
+        alert = known_alert(finding.path, finding.cwe, start, finding.line, alerts, diff) if security else None
+        if alert is not None:
+            known.append(Known(finding, alert))
+        return alert is not None
 
     kept = [a for a in kept if not holds(a.finding, keys[id(a)][1])]
     outside = [f for f in outside if not holds(f, "")]
     dismissed = len(held)
+    reviewed = report.coverage.reviewed if report.coverage is not None else ()
+    fixed = fixed_alerts(alerts, diff, (k.alert.number for k in known), reviewed=reviewed, security=report.security)
     fresh = [a for a in kept if not (set(keys[id(a)]) & (existing.fingerprints | existing.code_keys))]
     repeated = len(kept) - len(fresh)
     if changed_lines is not None:  # incremental: only lines this push changed
@@ -97,7 +113,8 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
                       config_errors=config_errors, unseen=unseen, links=links,
                       marker=review_marker({"sha": head_sha, "run": run_id, "fps": fps}, key), dismissed=dismissed,
                       held_back=tuple(held_back_section(held, links=links, app=app,
-                                                                  public=report.public)))
+                                                                  public=report.public)),
+                      alerts=tuple(alert_section(known, fixed, links=links, public=report.public)))
     body = review_body(shown, notes)
     # Open findings (posted now, or repeated from an earlier review) decide the conclusion; an unverified one
     # counts like any other, so a failed check can never turn into a silent success.
@@ -109,7 +126,8 @@ def plan(report: ReviewReport, diff: ParsedDiff, *, head_sha: str, config: RepoC
         conclusion=conclusion, title=check_title(posted_findings(shown, overflow)), summary=summary,
         annotations=[_annotation(a) for a in kept if a.finding.side == "RIGHT"],
         current_keys=frozenset(k for a in kept for k in keys[id(a)]), dismissed=dismissed, held=tuple(held),
-        posted=tuple((keys[id(a)][0], a) for a in posted))
+        posted=tuple((keys[id(a)][0], a) for a in posted),
+        known=tuple(known))
 
 
 def _keys(anchored: Anchored, diff: ParsedDiff) -> tuple[str, str]:

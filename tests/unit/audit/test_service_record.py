@@ -44,7 +44,7 @@ FINISHED = {"files": 3, "candidates": 1, "duplicates": 1, "dropped": [["A guess"
             "category": "reviewbot-audit:main", "publication": {
                 "where": "code-scanning", "results": 1, "sarif_id": "s-1", "issue_number": None, "new": 0,
                 "cut": [], "reason": "", "status": "complete", "errors": [], "analyses_url": "https://x/analyses",
-                "advisory_id": None},
+                "advisory_id": None, "dismissed": []},
             "published": "published to code scanning: 1 alert(s)", "status": "done", "finished": 1764633999.5}
 
 # The first records (before base_branch, repo_url, related, parsed, the chunks' token estimate and the publication
