@@ -12,7 +12,8 @@ from typing import Any
 import httpx
 from redis.asyncio import Redis
 
-from reviewbot.observe.ledger import Ledger
+from reviewbot.observe.ledger import Entry, Ledger
+from reviewbot.observe.totals import summarize
 from reviewbot.outcomes.classify import fix_trailers
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
@@ -54,9 +55,13 @@ def fix_pulls(github: FakeGitHub) -> list[Any]:
 
 
 async def ledger_fixes(redis_url: str) -> list[str]:
+    return [e.outcome for e in await ledger(redis_url) if e.kind == "fix"]
+
+
+async def ledger(redis_url: str) -> list[Entry]:
     client = Redis.from_url(redis_url)
     try:
-        return [e.outcome for e in await Ledger(client, 30).recent(50) if e.kind == "fix"]
+        return await Ledger(client, 30).recent(50)
     finally:
         await client.aclose()
 
@@ -109,6 +114,8 @@ async def test_a_private_repositorys_finding_gets_one_checked_fix_pull_request_w
     assert "was already opened" in bot_comments(fake_github, ISSUE)[-1]
     outcomes = await ledger_fixes(redis_url)
     assert "pull-request" in outcomes and "ci-failed" in outcomes
+    total = summarize(await ledger(redis_url)).total  # `reviewbot usage`: the CI result is not another fix
+    assert (total.fixes, total.fix_ci_failed, total.fix_ci_passed) == (outcomes.count("pull-request"), 1, 0)
     assert_everything_posted_is_safe(fake_github, REPO, ISSUE)
 
     # Merged: the next (incremental) audit of the branch no longer reports it, and its upload closes the alert.
