@@ -184,3 +184,17 @@ async def test_autofix_opens_one_pull_request_per_new_critical_finding_once(
 
 def test_db_is_the_audited_file() -> None:
     assert UNSAFE in DB
+
+
+async def test_with_suggested_fixes_the_checked_change_is_a_patch_in_the_reply_and_nothing_is_pushed(
+        web: httpx.Client, env: dict[str, str], redis_url: str, fake_github: FakeGitHub,
+        fake_model: FakeModel) -> None:
+    settings = dataclasses.replace(fixing(env, fake_github, fake_model), fixes="suggest")
+    ask(web, fake_github, "@reviewbot-test audit")
+    await run_worker_until_idle(settings, redis_url)
+    ask(web, fake_github, "@reviewbot-test fix CWE 89")
+    await run_worker_until_idle(settings, redis_url)
+    assert fix_pulls(fake_github) == [] and fake_github.git_commits == []
+    said = bot_comments(fake_github, ISSUE)[-1]
+    assert "checked but not pushed" in said and "git apply" in said and SAFE.strip() in said
+    assert_everything_posted_is_safe(fake_github, REPO, ISSUE)
