@@ -16,16 +16,16 @@ from reviewbot.audit.disclosure import is_public
 from reviewbot.audit.fix_select import FixGroup, groups, public_refusal, select
 from reviewbot.audit.service_record import AuditRecord
 from reviewbot.audit.service_state import AuditStore
-from reviewbot.errors import GitHubError, OverBudget
+from reviewbot.errors import OverBudget
 from reviewbot.fixes.declined import Declined
-from reviewbot.fixes.render import declined_reply, patch_block, suggested_reply
+from reviewbot.fixes.render import declined_reply
 from reviewbot.inference.budget import BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.jobs.audit.audit_record import audit_findings
 from reviewbot.jobs.audit.chunk_input import audit_tree
 from reviewbot.jobs.fix.audit_fix_enqueue import alert_findings
 from reviewbot.jobs.fix.audit_fix_plan import plan_audit_fix, plan_prefix
-from reviewbot.jobs.fix.audit_fix_pull import open_fix_pull
+from reviewbot.jobs.fix.audit_fix_pull import deliver_audit_fix, named, tell
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
 from reviewbot.repos.cache import DirSnapshot
@@ -64,11 +64,11 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, repo: str, audit_id: st
                asked_in: int, job_id: str) -> dict[str, Any]:
     record = await AuditStore(redis).load(audit_id)
     if record is None or record.status != "done":
-        await _tell(port, repo, asked_in, "That audit's record is gone (audits are kept 30 days): audit again, "
-                                          "then ask for the fix.")
+        await tell(port, repo, asked_in, "That audit's record is gone (audits are kept 30 days): audit again, "
+                                         "then ask for the fix.")
         return {"outcome": "gone"}
     if deps.settings.fixes == "off":
-        await _tell(port, repo, asked_in, OFF)
+        await tell(port, repo, asked_in, OFF)
         return {"outcome": "off"}
     async with audit_tree(deps, port, record.repo, record.sha) as root:
         snapshot = DirSnapshot(root)
@@ -76,18 +76,18 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, repo: str, audit_id: st
         alerts = await alert_findings(port, record.repo, selectors, findings)
         chosen = select(findings, selectors, alerts)
         if is_public(record.visibility):  # never a public pull request naming an undisclosed vulnerability
-            await _tell(port, record.repo, asked_in, public_refusal(chosen))
+            await tell(port, record.repo, asked_in, public_refusal(chosen))
             return {"outcome": "declined:public", "findings": len(chosen)}
         if not chosen:
-            await _tell(port, record.repo, asked_in, "No verified finding of the latest audit matches that: nothing to "
-                                                "fix.")
+            await tell(port, record.repo, asked_in,
+                       "No verified finding of the latest audit matches that: nothing to fix.")
             return {"outcome": "declined:no-fixable-findings"}
         per = str((record.config.get("audit") or {}).get("fix_per") or "finding")
         prefix = plan_prefix(await AuditStore(redis).load_plan(audit_id))
         try:
             await deps.budget.reserve(record.installation_id, record.repo, job_id, *review_estimate(deps.settings))
         except (BudgetSpent, OverBudget) as exc:
-            await _tell(port, record.repo, asked_in, f"No fix was made: the budget is spent ({exc})."[:300])
+            await tell(port, record.repo, asked_in, f"No fix was made: the budget is spent ({exc})."[:300])
             return {"outcome": "budget", "reason": str(exc)[:200]}
         numbers = {f.fingerprint: n for n, f in alerts.items()}
         outcomes = [await _one(deps, port, redis, record, prefix, snapshot.read, group, asked_in, job_id, numbers)
@@ -107,8 +107,8 @@ async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, pr
         said = json.loads(earlier)
         if said.get("job") != job_id:
             pull = f" (#{said['pull']})" if said.get("pull") else ""
-            await _tell(port, record.repo, asked_in, f"A fix for {_named(group)} was already {said['outcome']}"
-                                                     f"{pull}; nothing more was done.")
+            await tell(port, record.repo, asked_in, f"A fix for {named(group)} was already {said['outcome']}"
+                                                    f"{pull}; nothing more was done.")
             return "already"
 
     async def gate(held_tokens: int, held_usd: float) -> None:
@@ -119,43 +119,14 @@ async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, pr
         planned = await plan_audit_fix(deps, redis, record, prefix, read, group, scope, gate)
     except (BudgetSpent, OverBudget) as exc:
         await redis.delete(once)  # not made: asking again tomorrow may
-        await _tell(port, record.repo, asked_in, declined_reply(group.targets, f"the budget is spent ({exc})"[:300]))
+        await tell(port, record.repo, asked_in, declined_reply(group.targets, f"the budget is spent ({exc})"[:300]))
         return "budget"
     except Declined as declined:
         await RedisMemo(redis, scope).clear()
         await redis.set(once, json.dumps({"outcome": f"declined ({declined.reason})"}), ex=keys.FIX_PR_TTL)
-        await _tell(port, record.repo, asked_in, declined_reply(group.targets, declined.text))
+        await tell(port, record.repo, asked_in, declined_reply(group.targets, declined.text))
         log.info("audit fix declined", extra={"repo": record.repo, "reason": declined.reason})
         return f"declined:{declined.reason}"
     await RedisMemo(redis, scope).clear()  # the answers were for this plan only
-    if deps.settings.fixes != "push":
-        await _tell(port, record.repo, asked_in, suggested_reply(group.targets, planned.explanation,
-                                                            patch_block(planned.change)))
-        await redis.set(once, json.dumps({"outcome": "suggested"}), ex=keys.FIX_PR_TTL)
-        return "suggested"
-    try:
-        number = await open_fix_pull(port, redis, record, group, planned, asked_in, alert_numbers)
-    except GitHubError as exc:
-        if exc.status not in (403, 404, 422):
-            raise
-        if exc.status != 422:
-            await redis.delete(once)  # once the App may write, asking again makes it
-        why = ("the App may not write to this repository (it needs `contents: write`)" if exc.status != 422
-               else f"the branch `{group.branch}` exists already")
-        await _tell(port, record.repo, asked_in, declined_reply(group.targets, why))
-        return "declined:not-granted" if exc.status != 422 else "already"
-    await redis.set(once, json.dumps({"outcome": "opened", "pull": number}), ex=keys.FIX_PR_TTL)
-    await _tell(port, record.repo, asked_in, f"Opened #{number}: a checked fix for {_named(group)}. Its CI result will "
-                                        "be reported here.")
-    return "pull-request"
-
-
-def _named(group: FixGroup) -> str:
-    targets = group.targets
-    return f"**{targets[0].title}**" if len(targets) == 1 else f"{len(targets)} findings in `{targets[0].path}`"
-
-
-async def _tell(port: GitHubPort, repo: str, asked_in: int, text: str) -> None:
-    """A reply where the fix was asked; autofix (no issue) says nothing there: its pull request is the news."""
-    if asked_in:
-        await port.create_issue_comment(repo, asked_in, text)
+    return await deliver_audit_fix(deps.settings.fixes, port, redis, record, group, planned, asked_in,
+                                   alert_numbers, once)
