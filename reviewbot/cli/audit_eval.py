@@ -39,6 +39,9 @@ def add(sub: Subparsers) -> None:
     ev.add_argument("--verify", choices=["off", "major", "all"], help="override every case's verification policy")
     ev.add_argument("--passes", type=int, choices=range(1, 6), help="override every case's number of passes")
     ev.add_argument("--case", action="append", default=[], help="run only this case (repeatable)")
+    ev.add_argument("--fixes", action="store_true", help="measure fixes instead: each expected finding fixed by the "
+                                                         "configured model, counted as it applies, passes the "
+                                                         "checks, is verified and is gone on a re-review")
     ev.add_argument("--record", action="store_true", help="save the real model's answers as each case's "
                                                           "recorded.json, for --model fake")
     bench = ev.add_argument_group("a public benchmark of real pull requests (withmartian's code-review-benchmark)")
@@ -62,6 +65,10 @@ def _run(args: argparse.Namespace) -> int:
         from reviewbot.cli.benchmark import benchmark_command
 
         return benchmark_command(settings, args)
+    if args.fixes:
+        from reviewbot.cli.eval_fixes import fixes_command
+
+        return fixes_command(settings, args)
     from reviewbot.cli.evaluate import eval_command
 
     return eval_command(settings, args)

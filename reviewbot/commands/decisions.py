@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from reviewbot.commands.fix_args import AuditFixTarget, fix_selectors, fix_target
 from reviewbot.commands.grammar import readings
 
 Verb = Literal["review", "full review", "security-review", "pause", "resume", "help", "audit", "fix", "unknown"]
@@ -26,7 +27,7 @@ MAX_AUDIT_PATHS = 20
 class Command:
     verb: Verb
     name: str  # the name it was addressed to, for replies
-    args: tuple[str, ...] = ()  # `audit`: "full" first when asked, then the paths
+    args: tuple[str, ...] = ()  # `audit`: "full" first when asked, then the paths; `fix`: its selectors
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,18 @@ def parse_command(body: str, names: Iterable[str]) -> Command | None:
     for reading in readings(body, names):
         verb = COMMENT_VERBS.get(reading.verb)
         if verb is not None:
-            return Command(verb=verb, name=reading.name, args=_audit_args(reading.words) if verb == "audit" else ())
+            return Command(verb=verb, name=reading.name, args=_args(verb, reading.words))
         first = first or reading
     return None if first is None else Command(verb="unknown", name=first.name)
+
+
+def parse_fix_target(body: str, names: Iterable[str]) -> AuditFixTarget | None:
+    """The audit form of `fix` in an issue comment (all, one CWE, one alert), or None when the first command is not
+    a `fix` with one target."""
+    command = parse_command(body, names)
+    if command is None or command.verb != "fix":
+        return None
+    return fix_target(" ".join(command.args))
 
 
 def parse_thread_command(body: str, names: Iterable[str]) -> ThreadCommand | None:
@@ -64,6 +74,12 @@ def parse_thread_command(body: str, names: Iterable[str]) -> ThreadCommand | Non
         if verb is not None:
             return ThreadCommand(verb=verb, reason=reading.reason, name=reading.name)
     return None
+
+
+def _args(verb: Verb, words: str) -> tuple[str, ...]:
+    if verb == "audit":
+        return _audit_args(words)
+    return (fix_selectors(words) or ()) if verb == "fix" else ()
 
 
 def _audit_args(words: str) -> tuple[str, ...]:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from reviewbot.commands.fix_args import fix_selectors
 from reviewbot.commands.paragraphs import OPAQUE, own_paragraphs
 
 # Every verb the App reads, longest spelling first so `full review` is never read as `review`; the canonical
@@ -39,7 +40,7 @@ class Reading:
     name: str  # the name it was addressed to, as written, for replies
     verb: str = ""
     reason: str = ""  # the person's words after the separator: one line, bounded
-    words: str = ""  # what followed the verb before any separator (the audit's `full` and paths)
+    words: str = ""  # what followed the verb before any separator (the audit's `full` and paths, fix's selectors)
 
 
 def readings(body: str, names: Iterable[str]) -> Iterator[Reading]:
@@ -74,6 +75,12 @@ def read(paragraph: str, wanted: set[str]) -> Reading | None:
         words, tail = _until_separator(tail)
         if any(q in words for q in _QUESTION):
             return Reading(name)
+    elif canonical == "fix":  # `fix [all | CWE-89 | #12 …]`: selectors only; any other word makes it prose
+        words, rest = _until_separator(tail)
+        if words.strip() and fix_selectors(words) is not None:
+            tail = rest
+        else:
+            words = ""
     reason = _reason(tail)
     return Reading(name) if reason is None else Reading(name, canonical, reason, words)
 

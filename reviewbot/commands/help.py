@@ -14,7 +14,9 @@ ids and every one verified.
 checks; in an issue: of the default branch), or of these folders; only files changed since the default branch's \
 last audit are audited again, unless `full`.
 - `@{name} fix`: one checked fix for the open verified findings of the latest review (the most severe first), \
-pushed as a commit or offered as suggestions, when the operator turned fixes on.
+pushed as a commit or offered as suggestions, when the operator turned fixes on. In an audit's issue, \
+`@{name} fix [all | CWE-89 | #12]` opens a checked fix pull request for each of the latest audit's findings \
+(of that class, or of code-scanning alert 12).
 - `@{name} help`: this message.
 
 In one of reviewbot's review threads, as a paragraph of its own: `@{name} dismiss` (or `won't fix`, \

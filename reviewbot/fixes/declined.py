@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 Reason = Literal["no-edits", "does-not-apply", "does-not-parse", "out-of-scope", "too-large", "secret",
-                 "not-fixed", "new-findings", "no-fixable-findings", "budget", "invalid-answer"]
+                 "not-fixed", "new-findings", "no-fixable-findings", "budget", "invalid-answer", "still-reported"]
 # What a person reads in the reply; the detail (which file, which finding) follows it.
 REASON_TEXT: dict[Reason, str] = {
     "no-edits": "the model proposed no change",
@@ -19,6 +19,7 @@ REASON_TEXT: dict[Reason, str] = {
     "no-fixable-findings": "the latest review has no open verified finding to fix",
     "budget": "the fix would not fit the review's token budget",
     "invalid-answer": "the model's answer was not a valid fix",
+    "still-reported": "an audit of the changed files still reports the finding",
 }
 
 

@@ -20,6 +20,8 @@ from reviewbot.jobs.audit.schedule import SCAN_MINUTES, audit_schedules
 from reviewbot.jobs.audit.upload_status import audit_upload_status
 from reviewbot.jobs.commands.comment_job import handle_command
 from reviewbot.jobs.deps import Deps, build_deps
+from reviewbot.jobs.fix.audit_fix_job import fix_audit_findings
+from reviewbot.jobs.fix.ci_report import report_fix_ci
 from reviewbot.jobs.fix.fix_job import fix_pull_request
 from reviewbot.jobs.learn.propose_job import propose_rule
 from reviewbot.jobs.outcomes.closed_job import record_outcomes
@@ -63,6 +65,10 @@ def worker_jobs() -> WorkerJobs:
                    # observed(..., "fix"): a fix that asked the model is a `fix` ledger record (pushed, suggested,
                    # declined:<reason>)
                    func(observed(fix_pull_request, "fix"), name=names.FIX_FUNCTION, max_tries=10_000),
+                   # An audit's fix pull requests (pull-request, suggested, declined:<reason>), and a fix commit's
+                   # CI result (its own `fix` ledger record: ci-passed, ci-failed).
+                   func(observed(fix_audit_findings, "fix"), name=names.AUDIT_FIX_FUNCTION, max_tries=10_000),
+                   func(observed(report_fix_ci, "suite"), name=names.FIX_CI_FUNCTION, max_tries=5),
                    # A closed pull request: its findings' outcomes (no model request).
                    func(observed(record_outcomes, "outcomes"), name=names.OUTCOMES_FUNCTION, max_tries=5),
                    func(observed(learn_from_alert, "alert"), name=names.ALERT_FUNCTION, max_tries=5),

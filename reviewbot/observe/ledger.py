@@ -28,7 +28,7 @@ class Entry:
     pr: int
     sha: str
     outcome: str  # reviewed, failed, error, timeout, superseded, skipped, paused, budget; audited (an audit);
-    # a fix's pushed, suggested, declined:<reason>
+    # a fix's pushed, suggested, pull-request, declined:<reason>, and its CI result (ci-passed, ci-failed)
     reason: str = ""
     trigger: str = ""
     installation: int = 0
@@ -131,7 +131,8 @@ class Ledger:
         pipe.hincrby(day_key, "runs", 1)
         pipe.hincrby(day_key, "reviews", int(entry.outcome == "reviewed"))
         pipe.hincrby(day_key, "failures", int(entry.outcome in FAILED))
-        pipe.hincrby(day_key, "fixes", int(entry.kind == "fix"))
+        # A fix's CI result (ci-passed, ci-failed) is a second record of the same fix, not another fix.
+        pipe.hincrby(day_key, "fixes", int(entry.kind == "fix" and not entry.outcome.startswith("ci-")))
         pipe.hincrby(day_key, "micro_usd", round(entry.cost_usd * MICRO))
         pipe.hincrby(day_key, "micro_saved", round(entry.saved_usd * MICRO))
         pipe.hincrby(day_key, "prompt_tokens", entry.prompt_tokens)

@@ -26,6 +26,8 @@ class Totals:
     audits: int = 0  # finished audits (their whole cost is in the token and dollar columns)
     fixes: int = 0  # fixes that asked the model: pushed, suggested or declined
     fixes_declined: int = 0
+    fix_ci_passed: int = 0  # a fix commit's CI result, a record of its own (not another fix)
+    fix_ci_failed: int = 0
     review_seconds: float = 0.0  # summed over reviewed records
     prompt_tokens: int = 0
     cached_tokens: int = 0
@@ -35,7 +37,10 @@ class Totals:
 
     def add(self, e: Entry) -> None:
         self.records += 1
-        if e.kind == "fix":
+        if e.kind == "fix" and e.outcome.startswith("ci-"):
+            self.fix_ci_passed += int(e.outcome == "ci-passed")
+            self.fix_ci_failed += int(e.outcome == "ci-failed")
+        elif e.kind == "fix":
             self.fixes += 1
             self.fixes_declined += int(e.outcome.startswith("declined"))
         elif e.outcome == "reviewed":

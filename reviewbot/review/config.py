@@ -54,6 +54,11 @@ class AuditConfig(_Strict):
     on_push: bool = Field(default=False, description="Audit the default branch again after pushes to it: "
                           "incrementally (only changed files and their callers), once per "
                           "`REVIEWBOT_AUDIT_PUSH_DELAY` however many pushes land in it.")
+    autofix: Literal["off", "open-prs"] = Field(default="off", description="`open-prs`: after an audit of the "
+                                                "default branch, open a checked fix pull request for each new "
+                                                "critical finding, once (private and internal repositories only).")
+    fix_per: Literal["finding", "file"] = Field(default="finding", description="One fix pull request per finding, "
+                                                "or per file (every selected finding of that file together).")
 
     @field_validator("schedule")
     @classmethod

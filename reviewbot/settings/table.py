@@ -103,7 +103,8 @@ class Settings:
                                      "Questions answered in review threads per pull request per day (UTC).")
     fixes: str = env("REVIEWBOT_FIXES", p.choice("off", "suggest", "push"), "off",
                      "`@app fix` and the check run's Fix button: off; suggest (suggestion blocks or a patch, never "
-                     "a push); push (one commit on a same-repository pull request's branch; asks for contents: write).")
+                     "a push); push (one commit on a same-repository pull request's branch, and audits' fix pull "
+                     "requests; asks for contents: write).")
     fix_max_findings: int = env("REVIEWBOT_FIX_MAX_FINDINGS", p.count, 5,
                                 "Findings one pull-request-wide `@app fix` takes on (the most severe first).")
     conversation_user_limit: int = env("REVIEWBOT_CONVERSATION_USER_LIMIT", p.count, 10,

@@ -182,3 +182,36 @@ def fix_done_key(repo: str, number: int, head_sha: str, target: str) -> str:
 def fix_replan_key(repo: str, number: int, head_sha: str, target: str) -> str:
     """Set when a fix whose ref update lost to a push was planned again on that new head: once per head."""
     return f"{PREFIX}:fix-replan:{repo}#{number}@{head_sha}:{target}"
+
+
+# -- audit fixes and the CI report (FIX_PR_TTL unless said)
+
+FIX_PR_TTL = 90 * 86_400  # an audit finding's fix pull request is opened once in three months, whatever asks again
+
+
+def audit_fix_job_id(audit_id: str, selectors: str) -> str:
+    """One audit-fix job per audit and selection ("all", "CWE-89 #12", "autofix"): a re-delivered command or a
+    re-run of the audit's finish stores nothing more."""
+    return f"{PREFIX}:audit-fix:{audit_id}:{selectors}"
+
+
+def audit_fix_once_key(repo: str, branch: str, fingerprint: str) -> str:
+    """Set when a fix pull request for an audit finding (or a file's findings) of `branch` was opened or declined
+    (FIX_PR_TTL): the value says which, and asking again opens nothing."""
+    return f"{PREFIX}:audit-fix-once:{repo.lower()}@{branch}:{fingerprint}"
+
+
+def fix_ci_key(repo: str, sha: str) -> str:
+    """A fix commit (pushed to a pull request, or the head of a fix pull request) → where its CI result is told,
+    as JSON (STATE_TTL): the check_suite webhook finds the fix by its commit."""
+    return f"{PREFIX}:fix-ci:{repo.lower()}@{sha}"
+
+
+def fix_ci_reported_key(repo: str, sha: str) -> str:
+    """Set once a fix commit's CI result was told (STATE_TTL): later suites and redeliveries tell nothing more."""
+    return f"{PREFIX}:fix-ci-told:{repo.lower()}@{sha}"
+
+
+def fix_ci_job_id(repo: str, sha: str, suite_id: int) -> str:
+    """One CI-report job per completed check suite of a fix commit."""
+    return f"{PREFIX}:fix-ci:{repo.lower()}@{sha}:{suite_id}"

@@ -57,6 +57,16 @@ class FixButton:
 
 
 @dataclass(frozen=True)
+class SuiteCompleted:
+    """A check suite completed on a commit: when the commit is a fix's, its CI result is reported."""
+
+    installation_id: int
+    repo: str
+    head_sha: str
+    suite_id: int
+
+
+@dataclass(frozen=True)
 class Closed:
     """A pull request closed, merged or not: its findings' outcomes are decided."""
 
@@ -82,8 +92,8 @@ class Ping:
     zen: str
 
 
-Decision = (ReviewRequest | CommentCommand | ThreadReply | Rerun | FixButton | Closed | DefaultBranchPush | AlertChange
-            | Ignored | Accepted | Ping)
+Decision = (ReviewRequest | CommentCommand | ThreadReply | Rerun | FixButton | SuiteCompleted | Closed
+            | DefaultBranchPush | AlertChange | Ignored | Accepted | Ping)
 
 
 def decide(event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> Decision:
@@ -136,7 +146,7 @@ def _issue_comment(payload: dict[str, Any], names: Iterable[str]) -> Decision:
     command = parse_command(str(comment.get("body") or ""), names)
     if command is None:
         return Ignored("comment does not address reviewbot")
-    if not issue.get("pull_request") and command.verb != "audit":  # an issue: only audits are asked there
+    if not issue.get("pull_request") and command.verb not in ("audit", "fix"):  # an issue: audits and their fixes
         return Ignored("comment on an issue, not a pull request")
     association = str(comment.get("author_association") or "NONE")
     return CommentCommand(installation_id=_installation(payload), repo=_repo(payload),
@@ -164,6 +174,11 @@ def _check_run(payload: dict[str, Any]) -> Decision:
 
 
 def _check_suite(payload: dict[str, Any]) -> Decision:
+    if payload.get("action") == "completed" and isinstance(payload.get("check_suite"), dict):
+        # any App's suite: the intake keeps it only for a fix commit
+        suite = _field(payload, "check_suite", dict)
+        return SuiteCompleted(installation_id=_installation(payload), repo=_repo(payload),
+                              head_sha=_field(suite, "head_sha", str), suite_id=_field(suite, "id", int))
     if payload.get("action") != "rerequested":
         return Ignored(f"check_suite action {payload.get('action')!r} is not handled")
     suite = _field(payload, "check_suite", dict)

@@ -15,7 +15,7 @@ from reviewbot.queue.request import ALL, AlertChange, FixArgs, ReviewRequest
 from reviewbot.settings import Settings
 from reviewbot.state import keys
 from reviewbot.state.shared_keys import APP_SLUG_KEY
-from reviewbot.webhooks.events import Closed, CommentCommand, Decision, FixButton, Rerun
+from reviewbot.webhooks.events import Closed, CommentCommand, Decision, FixButton, Rerun, SuiteCompleted
 from reviewbot.webhooks.pushes import DefaultBranchPush
 from reviewbot.webhooks.review_comments import ThreadReply
 
@@ -76,14 +76,16 @@ class Intake:
             return next((o for o in outcomes if o.status != 200), outcomes[0])
         if isinstance(decision, FixButton):
             return await self._fix(decision, delivery)
+        if isinstance(decision, SuiteCompleted):
+            return await self._suite_completed(decision, delivery)
         if isinstance(decision, CommentCommand):
             job_id = keys.command_job_id(decision.repo, decision.comment_id)
             stored = await store_job(
                 self.pool, functions.COMMAND_FUNCTION,
                 (decision.installation_id, decision.repo, decision.number, decision.comment_id, decision.author,
                  decision.trusted, decision.command.verb, decision.command.name),
-                {"args": list(decision.command.args), "pull": decision.pull} if decision.command.verb == "audit"
-                else {}, job_id,
+                {"args": list(decision.command.args), "pull": decision.pull}
+                if decision.command.verb in ("audit", "fix") else {}, job_id,
                 delivery=delivery)
             return _outcome(stored, job_id, delivery)
         if isinstance(decision, DefaultBranchPush):
@@ -122,6 +124,15 @@ class Intake:
                                      delivery=delivery if i == 0 or not delivery else f"{delivery}#{number}")
             outcomes.append(_outcome(stored, args.job_id, delivery))
         return next((o for o in outcomes if o.status != 200), outcomes[0])
+
+    async def _suite_completed(self, suite: SuiteCompleted, delivery: str) -> Outcome:
+        """Only a fix commit's suites (one Redis read): its CI result is read and told by a job, once per suite."""
+        if not await self.pool.exists(keys.fix_ci_key(suite.repo, suite.head_sha)):
+            return Outcome(202, {"status": "ignored", "reason": "not a fix commit"})
+        job_id = keys.fix_ci_job_id(suite.repo, suite.head_sha, suite.suite_id)
+        stored = await store_job(self.pool, functions.FIX_CI_FUNCTION,
+                                 (suite.installation_id, suite.repo, suite.head_sha), {}, job_id, delivery=delivery)
+        return _outcome(stored, job_id, delivery)
 
     async def _review(self, request: ReviewRequest, delivery: str) -> Outcome:
         job_id = keys.review_job_id(request.repo, request.number, request.head_sha)

@@ -75,6 +75,9 @@ OPERATIONS += [
     ("get", f"{_R}/git/commits/{{commit_sha}}"), ("get", f"{_R}/git/ref/{{ref}}"),
     ("patch", f"{_R}/git/refs/{{ref}}"), ("post", f"{_R}/git/refs"),
 ]
+# Audit fixes (issue 34): a fix pull request from a `reviewbot/fix/…` branch against the audited branch, and the
+# code-scanning alert `@app fix #12` names.
+OPERATIONS += [("post", f"{_R}/pulls"), ("get", f"{_R}/code-scanning/alerts/{{alert_number}}")]
 # One memory with code scanning (issue 35): a review reads its own tool's open alerts.
 OPERATIONS += [("get", f"{_R}/code-scanning/alerts")]
 # Rules learnt in the open (issue 35 §2): a proposal's pull request is looked up by its head branch and opened.

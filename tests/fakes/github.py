@@ -27,6 +27,7 @@ from tests.fakes import (
     github_advisories,
     github_apps,
     github_auth,
+    github_check_suites,
     github_checks,
     github_code_scanning,
     github_contract,
@@ -79,6 +80,7 @@ _ROUTES: list[tuple[str, str, AuthKind, Handler]] = [
     ("GET", f"{_REPO}/git/ref/{{ref:path}}", "token", github_git.get_ref),
     ("PATCH", f"{_REPO}/git/refs/{{ref:path}}", "token", github_git.update_ref),
     ("POST", f"{_REPO}/git/refs", "token", github_git.create_ref),
+    ("GET", f"{_REPO}/code-scanning/alerts/{{alert_number}}", "token", github_code_scanning.get_alert),
     ("GET", _REPO, "token", github_repos.get_repo),
     ("GET", f"{_REPO}/pulls", "token", github_pulls.list_pulls),
     ("POST", f"{_REPO}/pulls", "token", github_pulls.create_pull),
@@ -163,6 +165,12 @@ class FakeGitHub(GitHubState):
                 permissions=dict(permissions or DEFAULT_PERMISSIONS),
                 account=repos[0].split("/")[0] if repos else "reviewbot-org",
             )
+
+    def complete_check_suite(self, repo: str, sha: str, runs: list[tuple[str, str]]) -> dict[str, Any]:
+        """CI (another App) finished on `sha` with `(name, conclusion)` runs: the webhook payload to deliver."""
+        with self.lock:
+            installation = self.installation_for(repo) or 0
+            return github_check_suites.complete_suite(self, repo, sha, runs, installation)
 
     def set_branch(self, repo: str, branch: str, files: dict[str, str]) -> str:
         """Point `branch` at a new commit holding exactly `files` (an audit reads a branch, not a pull request)."""

@@ -218,3 +218,12 @@ def decide(state: GitHubState, repo: str, number: int, *, by: str, reason: str |
                            "private": state.visibility.get(repo, "private") != "public",
                            "owner": state.user(repo.split("/")[0])},
             "sender": state.user(by), "installation": {"id": installation_id}}
+
+
+def get_alert(state: GitHubState, call: Call) -> Reply:
+    """`GET …/code-scanning/alerts/{alert_number}`: one alert, as the list renders it."""
+    number = call.int_param("alert_number")
+    alert = next((a for a in state.code_scanning_alerts[call.repo] if a["number"] == number), None)
+    if alert is None:
+        raise ApiError(404, "No alert found for alert number")
+    return Reply(json=render(state, call.repo, alert))

@@ -182,7 +182,9 @@ def check_request(method: str, path: str, query: dict[str, str], headers: dict[s
             if name not in declared:
                 problems.append(f"{where}: undocumented {where_in} parameter {name!r}")
                 continue
-            schema = declared[name].get("schema", {})
+            # A parameter is neither a written nor a read property: GitHub marks some (a code-scanning alert's
+            # number) `readOnly` because the same schema describes the alert's own field.
+            schema = {k: v for k, v in _resolve(declared[name].get("schema", {})).items() if k != "readOnly"}
             problems += [f"{where}: {where_in} parameter {name}={value!r}: {e}"
                          for e in _schema_errors(schema, _coerce(value, schema), writing=True)]
         problems += [f"{where}: missing required {where_in} parameter {name!r}"

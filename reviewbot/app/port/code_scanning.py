@@ -34,6 +34,17 @@ class SarifStatus:
         return self.processing_status in ("complete", "failed")
 
 
+@dataclass(frozen=True)
+class AlertPlace:
+    """Where a code-scanning alert points (its most recent instance), and by which tool."""
+
+    number: int
+    tool: str
+    path: str
+    start_line: int
+    state: str
+
+
 class CodeScanning(PortBase):
     """The code-scanning operations of GitHubPort (a mixin over PortBase)."""
 
@@ -58,6 +69,21 @@ class CodeScanning(PortBase):
                 raise SarifRejected(f"GitHub refused the SARIF upload as {reason}: {exc}", status=exc.status) from exc
             raise
         return str(data["id"])
+
+    async def alert_place(self, repo: str, number: int) -> AlertPlace | None:
+        """`@app fix #12`: where alert 12 points. None when there is no such alert (404) or it points nowhere."""
+        try:
+            data = await self._get(f"GET alert {number}", f"/repos/{_q(repo)}/code-scanning/alerts/{int(number)}")
+        except GitHubError as exc:
+            if exc.status in (403, 404):
+                return None
+            raise
+        location = ((data.get("most_recent_instance") or {}).get("location") or {}) if isinstance(data, dict) else {}
+        path, line = location.get("path"), location.get("start_line")
+        if not isinstance(path, str) or not isinstance(line, int):
+            return None
+        return AlertPlace(int(number), str((data.get("tool") or {}).get("name") or ""), path, line,
+                          str(data.get("state") or ""))
 
     async def sarif_status(self, repo: str, sarif_id: str) -> SarifStatus:
         """The upload's processing status; a 404 right after the upload means GitHub has not registered it yet."""
@@ -122,4 +148,5 @@ async def check_processed(port: CodeScanning, repo: str, sarif_id: str, attempt:
                             f"{attempt} checks")
     raise Waiting(f"the SARIF upload {sarif_id} is {status.processing_status}",
                   retry_after=POLL_SECONDS[min(attempt, len(POLL_SECONDS) - 1)])
+
 

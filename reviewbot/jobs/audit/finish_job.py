@@ -25,6 +25,7 @@ from reviewbot.jobs.audit.audit_progress import edit_answer
 from reviewbot.jobs.audit.audit_record import publish, published_text, with_findings
 from reviewbot.jobs.audit.audit_target import keeps_baseline
 from reviewbot.jobs.audit.audit_usage import record_audit
+from reviewbot.jobs.audit.autofix import AUTOFIX_RUN, enqueue_audit_fix, new_critical, wants_autofix
 from reviewbot.jobs.audit.chunk_input import audit_tree, still_waiting
 from reviewbot.jobs.audit.chunk_job import audit_budget
 from reviewbot.jobs.audit.distinct_findings import Verified, distinct, verify
@@ -114,6 +115,8 @@ async def _finish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, r
         if publication.where == "code-scanning" and keeps_baseline(record):
             await retire_categories(port, store, record)
     record = dataclasses.replace(record, published=published_text(publication))
+    # New critical findings, against the branch's findings before this audit's are remembered just below.
+    autofix = await new_critical(store, record, snapshot.read) if wants_autofix(record, deps.settings.fixes) else []
     if keeps_baseline(record):
         await _remember(store, record, done)
     await record_audit(redis, deps.settings, record)  # once per audit, however often this job runs
@@ -127,6 +130,8 @@ async def _finish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, r
     with contextlib.suppress(RedisError):  # else the hold lapses by itself after its lease
         await budget.release(installation_id, repo, hold_id(audit_id))
     await store.unlock(repo, record.branch, audit_id)
+    if autofix:  # stored once per audit; each finding's pull request is opened once whatever asks again
+        await enqueue_audit_fix(redis, record, autofix, "autofix", 0, run=AUTOFIX_RUN)
     await store.forget_callers(audit_id)  # the chunk jobs that read them are done
     await RedisMemo(redis, job_id).clear()
     log.info("audit finished", extra={"repo": repo, "audit": audit_id, "findings": len(record.findings)})

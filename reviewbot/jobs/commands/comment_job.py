@@ -1,5 +1,5 @@
 """handle_command: `@app review | full review | security-review | pause | resume | fix | help` from a PR comment,
-and `@app audit [full] [PATH…]` from an issue or PR comment."""
+`@app audit [full] [PATH…]` from an issue or PR comment, and `@app fix [all | CWE-89 | #12]` in an audit's issue."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from reviewbot.jobs.audit.audit_target import pull_ref
 from reviewbot.jobs.audit.triggers import start_audit
 from reviewbot.jobs.commands.command_limits import first_telling, over_limit
 from reviewbot.jobs.commands.refusal import MAY_SPEND, tell_not_allowed
+from reviewbot.jobs.fix.audit_fix_enqueue import ask_audit_fix
 from reviewbot.jobs.fix.fix_enqueue import ALL, FixArgs, enqueue_fix, may_fix
 from reviewbot.queue import retries
 from reviewbot.queue.enqueue import enqueue_review
@@ -43,7 +44,7 @@ async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, 
                  author: str, trusted: bool, verb: str, name: str, job_id: str, args: list[str],
                  pull: bool, key: bytes) -> dict[str, Any]:
     await port.add_reaction(repo, comment_id, "eyes")  # heard, before anything slow
-    if verb == "fix":  # its own permission rule: the pull request's author may fix their own pull request
+    if verb == "fix" and pull:  # its own permission rule: the pull request's author may fix their own pull request
         return await _fix(port, redis, installation_id, repo, number, author, trusted, key)
     if not trusted and await port.permission(repo, author) not in MAY_SPEND:
         if await redis.set(keys.polite_key(repo, number, author), "1", nx=True, ex=keys.STATE_TTL):
@@ -52,6 +53,12 @@ async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, 
         return {"outcome": "not allowed"}
     if verb == "audit":
         return await _audit(port, redis, installation_id, repo, number, comment_id, author, args, pull)
+    if verb == "fix":  # in an issue: the audit's answer or its tracking issue; within the commands' limits
+        if refusal := await over_limit(redis, installation_id, repo, number, author):
+            if await first_telling(redis, repo, number, author):
+                await port.create_issue_comment(repo, number, refusal)
+            return {"outcome": "limited"}
+        return await ask_audit_fix(port, redis, installation_id, repo, number, author, args)
     return await _run(port, redis, installation_id, repo, number, author, verb, name, job_id)
 
 

@@ -19,6 +19,7 @@ from reviewbot.fixes.declined import Declined
 from reviewbot.fixes.target import FixTarget
 from reviewbot.inference.budget import BudgetSpent, review_estimate
 from reviewbot.inference.memo import RedisMemo
+from reviewbot.jobs.fix.ci_report import FixCommit, remember_fix_commit
 from reviewbot.jobs.fix.fix_delivery import deliver, reply, tell_declined
 from reviewbot.jobs.fix.fix_enqueue import ALL, FixArgs, Origin, enqueue_fix, may_fix
 from reviewbot.jobs.fix.fix_plan import plan_fix
@@ -105,6 +106,10 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
         if not retrying:
             await RedisMemo(redis, job_id).clear()
     outcome = {"outcome": delivered.outcome, "sha": delivered.sha}
+    if delivered.sha:  # the pull request's CI on the fix commit is reported where the fix was asked
+        thread = args.comment_id if args.origin == "thread" else 0
+        await remember_fix_commit(redis, delivered.sha, FixCommit(args.installation_id, repo, number, 0, "push",
+                                                                  thread))
     await _remember(redis, args, targets, outcome, delivered.sha)
     await reply(port, args, delivered.reply)
     log.info("fix delivered", extra={"repo": repo, "pr": number, "outcome": delivered.outcome})
