@@ -35,6 +35,7 @@ from reviewbot.observe.metrics import (
     job_started,
 )
 from reviewbot.queue.tries import add_try, take_tries
+from reviewbot.repos.leases import job_holds
 from reviewbot.settings import Settings
 from reviewbot.settings.catalogue import Price
 
@@ -61,7 +62,8 @@ def observed(fn: JobFunction, function: str) -> JobFunction:
                               started)
             end = End("error")
             try:
-                result = await fn(ctx, *args, **kwargs)
+                async with job_holds():  # the cached trees this try reads stay until it ends
+                    result = await fn(ctx, *args, **kwargs)
                 end = End(str(result.get("outcome", "")), str(result.get("reason") or ""))
                 return result
             except Retry as exc:

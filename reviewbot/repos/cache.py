@@ -88,6 +88,14 @@ class RepoCache:
         raise RetryableError(f"the cached tree of {sha[:12]} was evicted {LEASE_TRIES} times before it could be "
                              "leased (the repository cache is too small for the work at hand)")
 
+    async def checkout_for_job(self, repo: str, sha: str, download: Download) -> Path:
+        """`checkout`, leased until the running job's try ends when there is one: a review reads its base tree
+        through the whole run (the model's tools too), so another worker's eviction must leave it alone."""
+        held = leases.holds()
+        if held is None:
+            return await self.checkout(repo, sha, download)
+        return await held.enter_async_context(self.leased(repo, sha, download))
+
     def _across_processes(self, key: str) -> contextlib.AbstractAsyncContextManager[None]:
         """A lock per commit, so two workers on one machine download and extract it once (the second finds the
         first's tree); its file is removed by its holder, so none is left per commit ever checked out."""

@@ -6,12 +6,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import fcntl
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 POLL_S = 0.05
+# A worker job's holds: a lease taken through `hold` lasts until the job's try ends (the job wrapper opens it).
+# Outside a job (the CLI, the Action: one process, and nothing else evicts meanwhile) there is none.
+_HOLDS: contextvars.ContextVar[contextlib.AsyncExitStack | None] = contextvars.ContextVar("holds", default=None)
+
+
+@contextlib.asynccontextmanager
+async def job_holds() -> AsyncIterator[None]:
+    """Run a job's try with a place for its holds, released (in reverse order) when the try ends, however."""
+    async with contextlib.AsyncExitStack() as stack:
+        token = _HOLDS.set(stack)
+        try:
+            yield
+        finally:
+            _HOLDS.reset(token)
+
+
+def holds() -> contextlib.AsyncExitStack | None:
+    """The running job's holds, or None outside a job."""
+    return _HOLDS.get()
 
 
 async def _flock(fd: int, kind: int) -> None:

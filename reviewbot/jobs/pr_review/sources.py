@@ -25,16 +25,16 @@ MAX_ARCHIVE_BYTES = 500_000_000  # compressed; a bigger repository is reviewed w
 
 async def base_snapshot(settings: Settings, port: GitHubPort, repo: str, pull: PullInfo,
                          diff: ParsedDiff) -> tuple[Snapshot, Path | None]:
-    """The base tree from the repository cache (one tarball per base commit, reused by every re-review) and
-    its directory for the tools; without it (archive refused or too big), the changed files through the
-    contents API and no tools."""
+    """The base tree from the repository cache (one tarball per base commit, reused by every re-review), leased
+    for the job's try, and its directory for the tools; without it (archive refused or too big), the changed files
+    through the contents API and no tools."""
     cache = RepoCache(settings.data_dir / "repos", settings.repo_cache_mb * 1_000_000)
 
     async def download(dest: Path) -> None:
         await port.download_tarball(repo, pull.base_sha, dest, MAX_ARCHIVE_BYTES)
 
     try:
-        root = await cache.checkout(repo, pull.base_sha, download)
+        root = await cache.checkout_for_job(repo, pull.base_sha, download)
     except (PermanentError, OSError) as exc:  # OSError: the data dir is full or not writable
         log.warning("repository archive unavailable, using the contents API", extra={"repo": repo, "error": str(exc)})
         files = await base_files(port, repo, pull, diff)

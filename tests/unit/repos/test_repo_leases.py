@@ -17,6 +17,7 @@ from reviewbot.audit.service_record import AuditRecord, PlannedChunk
 from reviewbot.errors import RetryableError
 from reviewbot.jobs.audit.chunk_input import chunk_request
 from reviewbot.repos.cache import RepoCache
+from reviewbot.repos.leases import job_holds
 from tests.unit.repos.test_repo_cache import _archive
 
 
@@ -35,6 +36,22 @@ async def test_a_tree_in_use_is_never_evicted_and_is_once_its_lease_ends(tmp_pat
         assert cache.cached("o/r", "b" * 40) is None
     await cache.checkout("o/r", "d" * 40, download(4))  # the lease is over: now `first` is evicted
     assert not first.exists()
+
+
+async def test_a_review_s_base_tree_is_leased_until_its_job_ends(tmp_path: Path) -> None:
+    """A review reads its base tree for its whole run (prompt, then the model's tools): another worker's checkouts
+    meanwhile evict other trees, never that one; once the job's try is over, it may go."""
+    cache = RepoCache(tmp_path / "repos", max_bytes=2_500)
+    async with job_holds():
+        base = await cache.checkout_for_job("o/r", "a" * 40, download(1))
+        other = RepoCache(tmp_path / "repos", max_bytes=2_500)  # another worker on the machine
+        await other.checkout("o/r", "b" * 40, download(2))
+        await other.checkout("o/r", "c" * 40, download(3))
+        assert (base / "f1.txt").read_bytes() == b"x" * 1_000
+    await cache.checkout("o/r", "d" * 40, download(4))
+    assert not base.exists()
+    outside = await cache.checkout_for_job("o/r", "e" * 40, download(5))  # the CLI: no job, no lease needed
+    assert outside.exists()
 
 
 HOLDER = """
