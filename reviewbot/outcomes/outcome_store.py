@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from redis.exceptions import WatchError
 
 from reviewbot.outcomes.rates import rates
 from reviewbot.outcomes.records import FindingRecord, Group, Rate
@@ -39,6 +41,28 @@ class OutcomeStore:
             for record in records:
                 pipe.hset(outcomes_key(record.installation, record.repo), record.field, record.to_json())
             await pipe.execute()
+
+    async def update(self, installation: int, repo: str, fields: Sequence[str],
+                     change: Callable[[FindingRecord], FindingRecord]) -> list[tuple[FindingRecord, FindingRecord]]:
+        """Apply `change` to the records at `fields` (`PR:fingerprint`) in one optimistic transaction, again from a
+        fresh read if another writer (a dismissal, the close job) wrote the hash meanwhile, so neither write is
+        lost. Returns (before, after) for every record found; only changed ones are written."""
+        key = outcomes_key(installation, repo)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(key)
+                    raws = await pipe.hmget(key, list(fields)) if fields else []
+                    olds = [r for raw in raws if raw is not None and (r := FindingRecord.from_json(raw)) is not None]
+                    pairs = [(old, change(old)) for old in olds]
+                    pipe.multi()
+                    for old, new in pairs:
+                        if new != old:
+                            pipe.hset(key, new.field, new.to_json())
+                    await pipe.execute()
+                    return pairs
+                except WatchError:
+                    continue
 
     async def get(self, installation: int, repo: str, pr: int, fingerprint: str) -> FindingRecord | None:
         raw = await self.redis.hget(outcomes_key(installation, repo), f"{pr}:{fingerprint}")

@@ -55,11 +55,13 @@ async def record_outcomes(ctx: dict[str, Any], installation_id: int, repo: str, 
     await retries.forget(redis, job_id)
     slug = await known_slug(deps.settings, redis)
     now = time.time()
-    closed = [at_close(r, threads.get(r.fingerprint), merged=merged, fixes=fixes,
-                       bot=f"{slug}[bot]" if slug else "", now=now) for r in records]
-    await store.save(closed)
+    bot = f"{slug}[bot]" if slug else ""
+    pairs = await store.update(installation_id, repo, [r.field for r in records],
+                               lambda r: at_close(r, threads.get(r.fingerprint), merged=merged, fixes=fixes, bot=bot,
+                                                  now=now))
+    closed = [new for _, new in pairs]
     batch = Batch()
-    count(batch, zip(records, closed, strict=True))
+    count(batch, pairs)
     await batch.send(redis)
     await queue_proposals(redis, installation_id, repo, deps.settings.learning_ttl_days)
     tally: dict[str, int] = {}

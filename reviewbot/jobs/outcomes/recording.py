@@ -44,10 +44,12 @@ async def record_dismissal(redis: Any, installation: int, repo: str, number: int
 
 async def record_forgotten(redis: Any, installation: int, repo: str, number: int, fingerprint: str) -> None:
     """`forget` undoes a dismissal: the finding is undecided again (its counter, once counted, stays)."""
-    store = OutcomeStore(redis)
-    record = await store.get(installation, repo, number, fingerprint)
-    if record is not None and record.outcome == "dismissed":
-        await store.save([dataclasses.replace(record, outcome="", by="", scope="", decided_at=0.0)])
+    def undone(record: FindingRecord) -> FindingRecord:
+        if record.outcome != "dismissed":
+            return record
+        return dataclasses.replace(record, outcome="", by="", scope="", decided_at=0.0)
+
+    await OutcomeStore(redis).update(installation, repo, [f"{int(number)}:{fingerprint}"], undone)
 
 
 async def decide(store: OutcomeStore, batch: Batch, installation: int, repo: str, number: int,
@@ -55,13 +57,11 @@ async def decide(store: OutcomeStore, batch: Batch, installation: int, repo: str
                  now: float | None = None) -> None:
     """Set the outcome of records not yet fixed or dismissed; a finding reviewbot has no record of is skipped."""
     now = time.time() if now is None else now
-    changed = []
-    for fp in fingerprints:
-        record = await store.get(installation, repo, number, fp)
-        if record is not None and record.outcome not in DECIDED_BEFORE_CLOSE:
-            changed.append(decided(record, outcome, by, now, scope))
-    await store.save(changed)
-    count(batch, [(None, r) for r in changed])
+    def settled(record: FindingRecord) -> FindingRecord:
+        return record if record.outcome in DECIDED_BEFORE_CLOSE else decided(record, outcome, by, now, scope)
+
+    pairs = await store.update(installation, repo, [f"{int(number)}:{fp}" for fp in fingerprints], settled)
+    count(batch, [(None, new) for old, new in pairs if new != old])
 
 
 def count(batch: Batch, changes: Iterable[tuple[FindingRecord | None, FindingRecord]]) -> None:
