@@ -12,7 +12,8 @@ from reviewbot.audit.findings import AuditFinding
 from reviewbot.fixes.target import FixTarget
 from reviewbot.review.findings.cwe import normalize_cwe
 from reviewbot.review.findings.fingerprints import normalize_title
-from reviewbot.review.publish.markdown import BADGE, neutralize, neutralize_inline
+from reviewbot.review.publish.autolinks import unreferenced
+from reviewbot.review.publish.markdown import BADGE, code_span, neutralize, neutralize_inline, plain
 
 BRANCH_PREFIX = "reviewbot/fix/"
 MAX_GROUPS = 10  # fix pull requests one request opens
@@ -97,7 +98,7 @@ def still_reported(group: FixGroup, reported: Iterable[tuple[str, str | None, st
 
 def pull_title(group: FixGroup) -> str:
     if len(group.findings) == 1:
-        title = f"Fix: {' '.join(group.findings[0].title.split())}"
+        title = f"Fix: {unreferenced(plain(' '.join(group.findings[0].title.split())))}"
     else:
         title = f"Fix {len(group.findings)} security findings in {group.findings[0].path}"
     return title if len(title) <= 120 else title[:119] + "…"
@@ -120,10 +121,10 @@ def pull_body(group: FixGroup, explanation: str, *, repo_url: str, alert_numbers
         else:
             where = f"[the Security tab]({security_tab_url(repo_url)})"
         cwe = f" ({f.cwe})" if f.cwe else ""
-        lines.append(f"- {BADGE[f.severity]}{cwe} `{f.path}` line {f.start_line}: "
-                     f"**{neutralize_inline(f.title)}**, {where}")
+        lines.append(f"- {BADGE[f.severity]}{cwe} {code_span(f.path)} line {f.start_line}: "
+                     f"**{neutralize_inline(unreferenced(f.title))}**, {where}")
     if explanation.strip():
-        lines += ["", neutralize(" ".join(explanation.split())[:1_500])]
+        lines += ["", neutralize(unreferenced(" ".join(explanation.split())[:1_500]))]
     lines += ["", "reviewbot runs none of this repository's code: this pull request's own checks are the test. "
               + (f"Their result is reported on #{asked_in}." if asked_in else "Their result is reported here."),
               "Once merged, the next audit of the branch closes the alert."]

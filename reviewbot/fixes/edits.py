@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from reviewbot.fixes.declined import Declined
 from reviewbot.fixes.wire import Edit
+from reviewbot.review.publish.markdown import code_span
 
 
 @dataclass(frozen=True)
@@ -37,13 +38,13 @@ def apply_edits(head: Mapping[str, str | None], edits: Sequence[Edit]) -> Change
         if edit.path not in after:
             text = head.get(edit.path)
             if text is None:
-                raise Declined("does-not-apply", f"edit {number}: `{edit.path}` is not a file of the head")
+                raise Declined("does-not-apply", f"edit {number}: {code_span(edit.path)} is not a file of the head")
             before[edit.path] = after[edit.path] = text
         current = after[edit.path]
         found = _occurrences(current, edit.old)
         if found != 1:
             where = "does not occur" if found == 0 else f"occurs {found} times"
-            raise Declined("does-not-apply", f"edit {number}: its old text {where} in `{edit.path}`")
+            raise Declined("does-not-apply", f"edit {number}: its old text {where} in {code_span(edit.path)}")
         after[edit.path] = current.replace(edit.old, edit.new, 1)
     change = Change(before, after)
     if change.empty:

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from reviewbot.fixes.edits import Change
 from reviewbot.fixes.patch import hunks, unified_diff
 from reviewbot.fixes.target import FixTarget
+from reviewbot.review.publish.autolinks import unreferenced
 from reviewbot.review.publish.cutting import bounded
 from reviewbot.review.publish.fences import fence
-from reviewbot.review.publish.markdown import neutralize, neutralize_inline
+from reviewbot.review.publish.markdown import neutralize, neutralize_inline, plain
 from reviewbot.review.publish.suggestions import applies
 
 TRAILER = "Reviewbot-Fix"  # read back by outcomes/classify.py's fix_trailers (git's trailer rules)
@@ -33,14 +34,20 @@ def commit_message(targets: Sequence[FixTarget], explanation: str) -> str:
     """Subject naming the finding (or how many), the model's explanation as plain text, one trailer per finding in
     the message's last paragraph (git's trailer block)."""
     if len(targets) == 1:
-        subject = f"Fix: {' '.join(targets[0].title.split())}"
+        subject = f"Fix: {_commit_text(targets[0].title)}"
     else:
         subject = f"Fix {len(targets)} reviewbot findings"
     subject = subject if len(subject) <= MAX_SUBJECT else subject[:MAX_SUBJECT - 1] + "…"
-    listed = [f"- {t.severity} {t.category}: {' '.join(t.title.split())} ({t.path}:{t.start})" for t in targets]
-    why = " ".join(explanation.split())[:1_000]
+    listed = [f"- {t.severity} {t.category}: {_commit_text(t.title)} ({t.path}:{t.start})" for t in targets]
+    why = _commit_text(explanation)[:1_000]
     trailers = [f"{TRAILER}: {t.fingerprint}" for t in targets]
     return "\n".join([subject, "", *([why, ""] if why else []), *listed, "", *trailers]) + "\n"
+
+
+def _commit_text(text: str) -> str:
+    """The model's words in a commit message, which outlives every comment: one line, no secret, no ping, no link,
+    and no issue reference a closing keyword would act on when the commit lands."""
+    return unreferenced(plain(" ".join(text.split())))
 
 
 def suggestions(change: Change, commentable: Mapping[str, set[int]], title: str) -> list[Suggestion] | None:
@@ -83,7 +90,9 @@ def suggested_reply(targets: Sequence[FixTarget], explanation: str, patch: str =
 
 
 def declined_reply(targets: Sequence[FixTarget], why: str) -> str:
-    return f"No fix for {_named(targets)}: {why}. Nothing was pushed or suggested."
+    """`why` may carry the model's words (the verifier's reason, a new finding's title): rebuilt from harmless
+    Markdown like every other model text, so it pings nobody and links nowhere."""
+    return f"No fix for {_named(targets)}: {neutralize_inline(why)}. Nothing was pushed or suggested."
 
 
 def _named(targets: Sequence[FixTarget]) -> str:

@@ -14,6 +14,7 @@ from reviewbot.app.identity import known_slug
 from reviewbot.jobs.pr_review.checkrun import CHECK_NAME
 from reviewbot.observe.ledger import Entry, Ledger
 from reviewbot.queue import retries
+from reviewbot.review.publish.markdown import code_span
 from reviewbot.state import keys
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def ci_text(runs: list[CheckRun]) -> tuple[str, str]:
     """(outcome, sentence): `CI passed: 14 checks` or `CI failed: `tests (3.12)` — the fix was left unmerged`."""
     failed = sorted({r.name for r in runs if r.conclusion in FAILED})
     if failed:
-        named = ", ".join(f"`{n.replace('`', '')}`" for n in failed[:MAX_NAMED])
+        named = ", ".join(code_span(n) for n in failed[:MAX_NAMED])
         more = f" and {len(failed) - MAX_NAMED} more" if len(failed) > MAX_NAMED else ""
         return "ci-failed", f"CI failed: {named}{more} — the fix was left unmerged."
     return "ci-passed", f"CI passed: {len(runs)} check{'s' if len(runs) != 1 else ''}."

@@ -41,3 +41,15 @@ def broken(text: str, repo_url: str = "") -> str:
         at = end
     out.append(text[at:])
     return "".join(out)
+
+
+# `#12` in text the App writes for the model (a fix's commit message or pull request body): after a closing keyword
+# ("Fixes #12") GitHub closes that issue when the change lands; a zero-width joiner keeps the text and breaks the
+# reference, as `@` gets one against pings.
+_ISSUE_REF = re.compile(r"#(?=\d)")
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+")
+
+
+def unreferenced(text: str) -> str:
+    """`text` with no issue reference GitHub would act on and no address: for model text in commits and bodies."""
+    return _ISSUE_REF.sub("#\u200d", _URL.sub("[link]", text))

@@ -11,7 +11,7 @@ from reviewbot.fixes.declined import Declined
 from reviewbot.fixes.edits import Change, apply_edits
 from reviewbot.fixes.fix_checks import Bounds, check_change, parse_errors
 from reviewbot.fixes.patch import hunks, unified_diff
-from reviewbot.fixes.render import commit_message, patch_block, suggestions
+from reviewbot.fixes.render import commit_message, declined_reply, patch_block, suggestions
 from reviewbot.fixes.target import FixTarget, from_comment
 from reviewbot.fixes.wire import Edit, parse_fix, parse_verdict
 from reviewbot.outcomes.classify import fix_trailers
@@ -112,6 +112,29 @@ def test_the_commit_names_the_finding_and_carries_a_trailer() -> None:
     message = commit_message([TARGET], "Return 0.0 for an empty list.")
     assert message.startswith("Fix: Division by zero on an empty list\n\n")
     assert fix_trailers([message]) == {"0123456789abcdef"}  # what later reviews and outcomes read back
+
+
+def test_the_model_s_words_in_a_commit_close_no_issue_ping_nobody_and_leak_no_secret() -> None:
+    hostile = FixTarget(**{**TARGET.__dict__, "title": "Injection, closes #12 cc @octocat"})
+    message = commit_message([hostile], "Fixes #5, see https://evil.example/x, token ghp_" + "a" * 36)
+    assert "#12" not in message and "#5" not in message and "@octocat" not in message
+    assert "evil.example" not in message and "ghp_" not in message
+    assert fix_trailers([message]) == {"0123456789abcdef"}
+
+
+@pytest.mark.parametrize("path", [".github/workflows/ci.yml", ".github/reviewbot.yml", "CODEOWNERS", ".gitmodules",
+                                  ".github/actions/setup/action.yml"])
+def test_a_fix_never_changes_ci_reviewbot_s_configuration_or_ownership(path: str) -> None:
+    change = apply_edits({path: "on: push\n"}, [Edit(path, "on: push\n", "on: [push, pull_request]\n")])
+    with pytest.raises(Declined) as declined:
+        check_change(change, [path])  # even when the finding (its evidence, the model's words) names the file
+    assert declined.value.reason == "out-of-scope"
+
+
+def test_a_declined_reply_shows_the_model_s_reason_as_harmless_text() -> None:
+    reply = declined_reply([TARGET], "the verifier says @acme/security ![x](https://evil.example/p.png) "
+                                     "[docs](https://evil.example)")
+    assert_safe_for_github(reply)
 
 
 def test_the_target_is_read_from_an_authentic_verified_comment_only() -> None:
