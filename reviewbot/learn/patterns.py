@@ -104,11 +104,14 @@ def from_rates(rates: Iterable[Rate], records: Sequence[FindingRecord]) -> list[
 
 
 def from_reactions(records: Iterable[FindingRecord]) -> list[Pattern]:
-    """One category's comments with more 👎 than 👍, at least three of them; the folder they share, if any."""
-    disliked = [r for r in records if r.thumbs_down > r.thumbs_up and not _security(r.category, r.cwe)]
+    """One category's comments with more 👎 than 👍 and a 👎 from someone with write access, at least three of
+    them and from two such people (a drive-by account's 👎 is counted in the stats, never acted on); the folder
+    they share, if any."""
+    disliked = [r for r in records if r.thumbs_down > r.thumbs_up and r.disliked_by
+                and not _security(r.category, r.cwe)]
     found = []
     for (category,), group in _grouped(disliked, lambda r: (r.category,)):
-        if len(group) < MIN_THUMBS_DOWN:
+        if len(group) < MIN_THUMBS_DOWN or len({who for r in group for who in r.disliked_by}) < MIN_PEOPLE:
             continue
         folder = posixpath.commonpath([posixpath.dirname(r.path) for r in group])
         evidence = tuple(Evidence(r.pr, r.path, at=r.closed_at or r.posted_at,

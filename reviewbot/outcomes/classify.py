@@ -21,6 +21,7 @@ class ThreadState:
     resolved_by: str  # the login that resolved it; empty when unresolved or unknown
     thumbs_up: int = 0
     thumbs_down: int = 0
+    disliked_by: tuple[str, ...] = ()  # who of those giving 👎 may decide (write access): what proposals count
 
 
 def fix_trailers(messages: Iterable[str]) -> set[str]:
@@ -47,7 +48,7 @@ def at_close(record: FindingRecord, thread: ThreadState | None, *, merged: bool,
     redelivered `closed`) changes nothing but the reactions: the first close's time and decision stand."""
     if thread is not None:
         record = dataclasses.replace(record, comment_id=thread.comment_id, thumbs_up=thread.thumbs_up,
-                                     thumbs_down=thread.thumbs_down)
+                                     thumbs_down=thread.thumbs_down, disliked_by=thread.disliked_by)
     record = dataclasses.replace(record, closed_at=record.closed_at or now)
     found = _decide(record, thread, merged=merged, fixes=fixes, bot=bot, now=now)
     if found.outcome == record.outcome:

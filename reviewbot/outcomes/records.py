@@ -37,6 +37,7 @@ class FindingRecord:
     comment_id: int = 0  # the thread's first comment, once read at close
     thumbs_up: int = 0  # 👍 / 👎 on that comment, read when the pull request closed
     thumbs_down: int = 0
+    disliked_by: tuple[str, ...] = ()  # people with write access among those giving 👎 (rule proposals count them)
     closed_at: float = 0.0
 
     @property
@@ -55,7 +56,11 @@ class FindingRecord:
         """None for a value this version cannot read (stored by another version, or damaged)."""
         try:
             data = json.loads(raw)
-            return cls(**{k: v for k, v in data.items() if k in _NAMES}) if isinstance(data, dict) else None
+            if not isinstance(data, dict):
+                return None
+            if isinstance(data.get("disliked_by"), list):  # JSON has no tuples
+                data["disliked_by"] = tuple(str(who) for who in data["disliked_by"])
+            return cls(**{k: v for k, v in data.items() if k in _NAMES})
         except (ValueError, TypeError):
             return None
 

@@ -88,6 +88,8 @@ async def test_a_fixed_a_dismissed_and_an_ignored_finding_are_counted_when_the_p
     fake_github.react(root_of(fake_github, "now divides")["id"], "+1", "octocat")
     fake_github.react(root_of(fake_github, "now divides")["id"], "+1", "maintainer-mo")
     fake_github.react(root_of(fake_github, "Name the accumulator")["id"], "-1", "octocat")
+    fake_github.react(root_of(fake_github, "Name the accumulator")["id"], "-1", "maintainer-mo")
+    fake_github.permissions["maintainer-mo"] = "maintain"  # octocat has no write access here
     fake_github.set_state(REPO, 7, "closed")
     closed = payload("pull_request.closed", pushed)
     closed["pull_request"] |= {"merged": True, "state": "closed"}
@@ -96,7 +98,8 @@ async def test_a_fixed_a_dismissed_and_an_ignored_finding_are_counted_when_the_p
     final = await stored(redis_url)
     assert {k: r.outcome for k, r in final.items()} == {
         "bug": "fixed", "performance": "dismissed", "maintainability": "open_at_merge"}
-    assert (final["bug"].thumbs_up, final["maintainability"].thumbs_down) == (2, 1)
+    assert (final["bug"].thumbs_up, final["maintainability"].thumbs_down) == (2, 2)
+    assert final["maintainability"].disliked_by == ("maintainer-mo",)  # what rule proposals may act on
 
     # The same `closed` again (a redelivery under a new id) decides the same and counts nothing twice.
     assert deliver(web, "pull_request", closed).status_code in (200, 202)
@@ -107,7 +110,7 @@ async def test_a_fixed_a_dismissed_and_an_ignored_finding_are_counted_when_the_p
     total = shown["total"]
     assert (total["posted"], total["fixed"], total["dismissed"], total["open_at_merge"], total["pending"]) == (
         3, 1, 1, 1, 0)
-    assert (total["thumbs_up"], total["thumbs_down"], total["resolution_rate"]) == (2, 1, 0.3333)
+    assert (total["thumbs_up"], total["thumbs_down"], total["resolution_rate"]) == (2, 2, 0.3333)
     assert {r["key"]: r["fixed"] for r in shown["by"]["category"]} == {
         "bug": 1, "performance": 0, "maintainability": 0}
     assert stats(env, tmp_path, "--repo", "acme/other")["total"]["posted"] == 0

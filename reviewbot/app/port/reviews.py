@@ -32,15 +32,11 @@ class ReviewsAPI(PortBase):
         return await self._pages(f"GET review comments {repo}#{number}",
                                  f"/repos/{_q(repo)}/pulls/{int(number)}/comments")
 
-    async def review_comment_reactions(self, repo: str, comment_id: int) -> dict[str, int]:
-        """How many of each reaction (`+1`, `-1`, `heart`…) a review comment has."""
+    async def review_comment_reactions(self, repo: str, comment_id: int) -> list[tuple[str, str]]:
+        """Each reaction (`+1`, `-1`, `heart`…) on a review comment, with the login of who gave it."""
         found = await self._pages(f"GET reactions {comment_id}",
                                   f"/repos/{_q(repo)}/pulls/comments/{int(comment_id)}/reactions")
-        counts: dict[str, int] = {}
-        for reaction in found:
-            content = str(reaction.get("content") or "")
-            counts[content] = counts.get(content, 0) + 1
-        return counts
+        return [(str(r.get("content") or ""), str((r.get("user") or {}).get("login") or "")) for r in found]
 
     async def review_threads(self, repo: str, number: int) -> list[ReviewThread]:
         """Every review thread of the PR with its resolved/outdated state (GraphQL)."""

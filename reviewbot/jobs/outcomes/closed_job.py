@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.app.identity import known_slug
 from reviewbot.errors import PermanentError, RetryableError
+from reviewbot.jobs.commands.refusal import MAY_SPEND
 from reviewbot.jobs.learn.detect import queue_proposals
 from reviewbot.jobs.outcomes.recording import count
 from reviewbot.observe.metrics import Batch
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from reviewbot.jobs.deps import Deps
 
 log = logging.getLogger(__name__)
+MAX_ROLE_READS = 20  # people whose 👎 on one comment are checked for write access (a pile-on costs no more)
 
 
 async def record_outcomes(ctx: dict[str, Any], installation_id: int, repo: str, number: int, head_sha: str,
@@ -76,15 +78,22 @@ async def _threads(port: GitHubPort, repo: str, number: int, records: list[Findi
     """Each recorded finding's thread, found by its authenticated marker, with the reactions on its comment."""
     wanted = {r.fingerprint for r in records}
     found: dict[str, ThreadState] = {}
+    roles: dict[str, str] = {}  # one permission read per person who gave a 👎
     for thread in await port.review_threads(repo, number):
         fp = _fingerprint(thread, key)
         if fp is None or fp not in wanted or fp in found:
             continue
         comment_id = thread["comments"][0]["database_id"]
-        reactions = await port.review_comment_reactions(repo, comment_id) if comment_id else {}
+        reactions = await port.review_comment_reactions(repo, comment_id) if comment_id else []
+        down = sorted({who for content, who in reactions if content == "-1" and who})
+        for who in down[:MAX_ROLE_READS]:
+            if who not in roles:
+                roles[who] = await port.permission(repo, who)
         found[fp] = ThreadState(comment_id=comment_id, is_resolved=thread["is_resolved"],
-                                resolved_by=thread["resolved_by"], thumbs_up=reactions.get("+1", 0),
-                                thumbs_down=reactions.get("-1", 0))
+                                resolved_by=thread["resolved_by"],
+                                thumbs_up=sum(content == "+1" for content, _ in reactions),
+                                thumbs_down=sum(content == "-1" for content, _ in reactions),
+                                disliked_by=tuple(w for w in down if roles.get(w) in MAY_SPEND))
     return found
 
 

@@ -38,10 +38,11 @@ def test_different_rules_of_one_category_make_a_category_pattern_and_security_ne
     assert from_dismissals(security) == []
 
 
-def record(n: int, category: str, outcome: str, *, down: int = 0, up: int = 0, path: str = "app/x.py") -> FindingRecord:
+def record(n: int, category: str, outcome: str, *, down: int = 0, up: int = 0, path: str = "app/x.py",
+           by: tuple[str, ...] = ("mo", "kim")) -> FindingRecord:
     return FindingRecord(installation=1, repo="acme/app", pr=n, fingerprint=f"f{n}", category=category,
                          severity="minor", path=path, line=1, posted_at=1_790_000_000.0 + n, outcome=outcome,
-                         thumbs_down=down, thumbs_up=up)
+                         thumbs_down=down, thumbs_up=up, disliked_by=by if down else ())
 
 
 def test_a_category_fixed_in_under_a_fifth_of_thirty_decided_findings_is_a_pattern() -> None:
@@ -61,3 +62,10 @@ def test_three_disliked_comments_of_one_category_are_a_pattern_in_the_folder_the
     found = from_reactions(records)
     assert [(p.kind, p.category, p.folder, p.count) for p in found] == [("thumbs_down", "style", "web/ui", 3)]
     assert found[0].hash == from_reactions(records + records[:1])[0].hash  # more evidence, the same pattern
+
+
+def test_thumbs_down_from_people_without_write_access_or_from_one_person_propose_nothing() -> None:
+    drive_by = [record(n, "style", "open_at_merge", down=4, path=f"web/ui/f{n}.ts", by=()) for n in range(5)]
+    assert from_reactions(drive_by) == []  # counted in the stats, never acted on
+    one_writer = [record(n, "style", "open_at_merge", down=2, path=f"web/ui/f{n}.ts", by=("mo",)) for n in range(5)]
+    assert from_reactions(one_writer) == []
