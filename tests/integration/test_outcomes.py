@@ -123,7 +123,7 @@ async def test_a_fixed_a_dismissed_and_an_ignored_finding_are_counted_when_the_p
         assert value(samples, "reviewbot_findings_posted_total", category=category, severity=severity) == 1
     assert value(samples, "reviewbot_finding_reactions_total", reaction="+1", category="bug", severity="major") == 2
     assert value(samples, "reviewbot_finding_reactions_total", reaction="-1", category="maintainability",
-                 severity="minor") == 1
+                 severity="minor") == 2
 
 
 async def test_a_thread_a_person_resolved_and_a_merged_fix_commit_are_told_apart(
