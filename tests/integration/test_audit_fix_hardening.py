@@ -10,7 +10,7 @@ from tests.conftest import REPO
 from tests.fakes.github import FakeGitHub
 from tests.fakes.model import FakeModel
 from tests.helpers import run_worker_until_idle
-from tests.integration.test_audit_fixes import SAFE, bot_comments, fixing, fix_pulls
+from tests.integration.test_audit_fixes import SAFE, bot_comments, fix_pulls, fixing
 from tests.integration.test_audit_service import ISSUE, ask
 
 
