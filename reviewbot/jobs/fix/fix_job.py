@@ -75,7 +75,10 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
     done = keys.fix_done_key(repo, number, args.head_sha, args.target)
     if (earlier := await redis.get(done)) is not None:
         return await _again(port, args, json.loads(earlier))
-    targets = await _targets(port, args, settings.marker_key(), settings.fix_max_findings)
+    targets, earlier = await _undone(redis, args, await _targets(port, args, settings.marker_key(),
+                                                                 settings.fix_max_findings))
+    if not targets and earlier is not None:  # each was fixed on this head (it is the App's fix commit)
+        return await _again(port, args, earlier)
     if not targets:
         return await _declined(port, redis, args, [], Declined("no-fixable-findings"))
 
@@ -92,8 +95,8 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
         raise
     except BudgetSpent as exc:
         return {"outcome": "budget", "reason": str(exc)}
-    except OverBudget as exc:
-        return await _declined(port, redis, args, targets, Declined("budget", str(exc)[:200]))
+    except OverBudget as exc:  # not remembered: asked again once the budget allows, it is made
+        return await _declined(port, redis, args, [], Declined("budget", str(exc)[:200]), targets)
     except ModelPermanent as exc:  # the provider refused: said where the fix was asked, not remembered (ask again)
         await reply(port, args, f"No fix: the model request failed ({neutralize(str(exc)[:200])}). Nothing was "
                                 "pushed.")
@@ -123,9 +126,22 @@ async def _targets(port: GitHubPort, args: FixArgs, key: bytes, limit: int) -> l
     return [found] if found is not None and found.fingerprint == args.target else []
 
 
+async def _undone(redis: Any, args: FixArgs, targets: list[FixTarget]
+                  ) -> tuple[list[FixTarget], dict[str, Any] | None]:
+    """The targets not fixed on this head yet, and one earlier outcome of those that were."""
+    undone, earlier = [], None
+    for target in targets:
+        if (said := await redis.get(keys.fix_done_key(args.repo, args.number, args.head_sha, target.fingerprint))):
+            earlier = json.loads(said)
+        else:
+            undone.append(target)
+    return undone, earlier
+
+
 async def _declined(port: GitHubPort, redis: Any, args: FixArgs, targets: Sequence[FixTarget],
-                    declined: Declined) -> dict[str, Any]:
-    await tell_declined(port, args, targets, declined.text)
+                    declined: Declined, told: Sequence[FixTarget] = ()) -> dict[str, Any]:
+    """`targets` are remembered as declined on this head; `told` (else `targets`) are named in the reply."""
+    await tell_declined(port, args, told or targets, declined.text)
     outcome = {"outcome": f"declined:{declined.reason}", "reason": declined.detail}
     if targets:  # nothing to fix is not remembered: a later review on this head may leave findings
         await _remember(redis, args, targets, outcome, "")
