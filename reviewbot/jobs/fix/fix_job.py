@@ -23,7 +23,7 @@ from reviewbot.jobs.fix.ci_report import FixCommit, remember_fix_commit
 from reviewbot.jobs.fix.fix_delivery import deliver, reply, tell_declined
 from reviewbot.jobs.fix.fix_enqueue import ALL, FixArgs, Origin, enqueue_fix, may_fix
 from reviewbot.jobs.fix.fix_plan import plan_fix
-from reviewbot.jobs.fix.fix_targets import open_targets, thread_target
+from reviewbot.jobs.fix.fix_targets import open_targets, thread_target, undone
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
 from reviewbot.review.publish.markdown import neutralize
@@ -75,7 +75,7 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
     done = keys.fix_done_key(repo, number, args.head_sha, args.target)
     if (earlier := await redis.get(done)) is not None:
         return await _again(port, args, json.loads(earlier))
-    targets, earlier = await _undone(redis, args, await _targets(port, args, settings.marker_key(),
+    targets, earlier = await undone(redis, args, await _targets(port, args, settings.marker_key(),
                                                                  settings.fix_max_findings))
     if not targets and earlier is not None:  # each was fixed on this head (it is the App's fix commit)
         return await _again(port, args, earlier)
@@ -124,18 +124,6 @@ async def _targets(port: GitHubPort, args: FixArgs, key: bytes, limit: int) -> l
         return await open_targets(port, args.repo, args.number, key, limit)
     found = thread_target(await port.list_review_comments(args.repo, args.number), args.comment_id, key)
     return [found] if found is not None and found.fingerprint == args.target else []
-
-
-async def _undone(redis: Any, args: FixArgs, targets: list[FixTarget]
-                  ) -> tuple[list[FixTarget], dict[str, Any] | None]:
-    """The targets not fixed on this head yet, and one earlier outcome of those that were."""
-    undone, earlier = [], None
-    for target in targets:
-        if (said := await redis.get(keys.fix_done_key(args.repo, args.number, args.head_sha, target.fingerprint))):
-            earlier = json.loads(said)
-        else:
-            undone.append(target)
-    return undone, earlier
 
 
 async def _declined(port: GitHubPort, redis: Any, args: FixArgs, targets: Sequence[FixTarget],
