@@ -70,12 +70,14 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, repo: str, audit_id: st
     if deps.settings.fixes == "off":
         await tell(port, repo, asked_in, OFF)
         return {"outcome": "off"}
+    # Read now, not from the record: a repository audited private and made public since is public now.
+    public = is_public(record.visibility) or is_public(await port.repo_visibility(record.repo))
     async with audit_tree(deps, port, record.repo, record.sha) as root:
         snapshot = DirSnapshot(root)
         findings = audit_findings(record.findings, snapshot.read)
         alerts = await alert_findings(port, record.repo, selectors, findings)
         chosen = select(findings, selectors, alerts)
-        if is_public(record.visibility):  # never a public pull request naming an undisclosed vulnerability
+        if public:  # never a public pull request naming an undisclosed vulnerability
             await tell(port, record.repo, asked_in, public_refusal(chosen))
             return {"outcome": "declined:public", "findings": len(chosen)}
         if not chosen:
@@ -127,6 +129,8 @@ async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, pr
         await tell(port, record.repo, asked_in, declined_reply(group.targets, declined.text))
         log.info("audit fix declined", extra={"repo": record.repo, "reason": declined.reason})
         return f"declined:{declined.reason}"
-    await RedisMemo(redis, scope).clear()  # the answers were for this plan only
-    return await deliver_audit_fix(deps.settings.fixes, port, redis, record, group, planned, asked_in,
-                                   alert_numbers, once)
+    outcome = await deliver_audit_fix(deps.settings.fixes, port, redis, record, group, planned, asked_in,
+                                      alert_numbers, once)
+    # Cleared only once delivered: a try after GitHub failed replays the paid answers instead of paying again.
+    await RedisMemo(redis, scope).clear()
+    return outcome

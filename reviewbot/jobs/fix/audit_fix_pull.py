@@ -14,18 +14,30 @@ from reviewbot.jobs.fix.ci_report import FixCommit, remember_fix_commit
 from reviewbot.review.publish.markdown import code_span, neutralize_inline
 from reviewbot.state import keys
 
+ALREADY_EXISTS = 422  # GitHub's answer to a branch that exists
+
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
     from reviewbot.jobs.fix.audit_fix_plan import AuditFixPlan
 
 
+class MadeBefore(Exception):
+    """A pull request was opened from the fix's branch already (by an earlier ask): never another."""
+
+
 async def open_fix_pull(port: GitHubPort, redis: Any, record: AuditRecord, group: FixGroup, planned: AuditFixPlan,
                         asked_in: int, alert_numbers: dict[str, int]) -> int:
-    """The pull request's number. GitHubError 422 when the branch exists (an earlier fix of the same findings)."""
+    """The pull request's number. MadeBefore when one was opened from the branch; GitHubError as GitHub refused."""
     change = planned.change
-    sha = await port.commit_to_new_branch(record.repo, group.branch, record.sha,
-                                          {p: change.after[p] for p in change.paths},
-                                          commit_message(group.targets, planned.explanation))
+    files = {p: change.after[p] for p in change.paths}
+    message = commit_message(group.targets, planned.explanation)
+    sha = await port.make_commit(record.repo, record.sha, files, message)
+    try:
+        await port.create_branch(record.repo, group.branch, sha)
+    except GitHubError as exc:
+        if exc.status != ALREADY_EXISTS:
+            raise
+        sha = await _reuse_branch(port, record, group, sha, files, message)
     tracking = record.publication.issue_number if record.publication is not None else None
     body = pull_body(group, planned.explanation, repo_url=record.repo_url or f"https://github.com/{record.repo}",
                      alert_numbers=alert_numbers, tracking_issue=tracking, asked_in=asked_in or None)
@@ -35,6 +47,18 @@ async def open_fix_pull(port: GitHubPort, redis: Any, record: AuditRecord, group
     await remember_fix_commit(redis, sha, FixCommit(record.installation_id, record.repo, asked_in or opened.number,
                                                     opened.number))
     return opened.number
+
+
+async def _reuse_branch(port: GitHubPort, record: AuditRecord, group: FixGroup, made: str, files: dict[str, str],
+                        message: str) -> str:
+    """The branch exists: left by a try that stopped before its pull request was opened (GitHub failed), unless a
+    pull request came from it. Its head is reused when it holds the same files as this fix, else the fix goes on it."""
+    if await port.pulls_from(record.repo, group.branch):
+        raise MadeBefore(group.branch)
+    head = await port.branch_head(record.repo, group.branch)
+    if await port.commit_tree(record.repo, head) == await port.commit_tree(record.repo, made):
+        return head
+    return await port.commit_files(record.repo, group.branch, head, files, message)
 
 
 async def deliver_audit_fix(fixes: str, port: GitHubPort, redis: Any, record: AuditRecord, group: FixGroup,
@@ -47,17 +71,19 @@ async def deliver_audit_fix(fixes: str, port: GitHubPort, redis: Any, record: Au
         return "suggested"
     try:
         number = await open_fix_pull(port, redis, record, group, planned, asked_in, alert_numbers)
+    except MadeBefore:  # its pull request is there: never again
+        await redis.set(once, json.dumps({"outcome": "made before"}), ex=keys.FIX_PR_TTL)
+        await tell(port, record.repo, asked_in,
+                   declined_reply(group.targets, f"a pull request from `{group.branch}` was opened already"))
+        return "already"
     except GitHubError as exc:
         if exc.status not in (403, 404, 422):
             raise
-        if exc.status != 422:
-            await redis.delete(once)  # once the App may write, asking again makes it
-        else:  # made before (its branch is there): never again
-            await redis.set(once, json.dumps({"outcome": "made before"}), ex=keys.FIX_PR_TTL)
+        await redis.delete(once)  # not opened: once the App may write (or GitHub's objection is gone), asking makes it
         why = ("the App may not write to this repository (it needs `contents: write`)" if exc.status != 422
-               else f"the branch `{group.branch}` exists already")
+               else f"GitHub refused the pull request ({neutralize_inline(str(exc)[:200])})")
         await tell(port, record.repo, asked_in, declined_reply(group.targets, why))
-        return "declined:not-granted" if exc.status != 422 else "already"
+        return "declined:not-granted" if exc.status != 422 else "declined:refused"
     await redis.set(once, json.dumps({"outcome": "opened", "pull": number}), ex=keys.FIX_PR_TTL)
     await tell(port, record.repo, asked_in,
                f"Opened #{number}: a checked fix for {named(group)}. Its CI result will be reported here.")

@@ -23,7 +23,7 @@ from reviewbot.jobs.fix.ci_report import FixCommit, remember_fix_commit
 from reviewbot.jobs.fix.fix_delivery import deliver, reply, tell_declined
 from reviewbot.jobs.fix.fix_enqueue import ALL, FixArgs, Origin, enqueue_fix, may_fix
 from reviewbot.jobs.fix.fix_plan import plan_fix
-from reviewbot.jobs.fix.fix_targets import open_targets, thread_target
+from reviewbot.jobs.fix.fix_targets import open_targets, thread_target, undone
 from reviewbot.observe.jobcontext import current
 from reviewbot.queue import retries
 from reviewbot.review.publish.markdown import neutralize
@@ -75,7 +75,10 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
     done = keys.fix_done_key(repo, number, args.head_sha, args.target)
     if (earlier := await redis.get(done)) is not None:
         return await _again(port, args, json.loads(earlier))
-    targets = await _targets(port, args, settings.marker_key(), settings.fix_max_findings)
+    targets, earlier = await undone(redis, args, await _targets(port, args, settings.marker_key(),
+                                                                 settings.fix_max_findings))
+    if not targets and earlier is not None:  # each was fixed on this head (it is the App's fix commit)
+        return await _again(port, args, earlier)
     if not targets:
         return await _declined(port, redis, args, [], Declined("no-fixable-findings"))
 
@@ -92,8 +95,8 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
         raise
     except BudgetSpent as exc:
         return {"outcome": "budget", "reason": str(exc)}
-    except OverBudget as exc:
-        return await _declined(port, redis, args, targets, Declined("budget", str(exc)[:200]))
+    except OverBudget as exc:  # not remembered: asked again once the budget allows, it is made
+        return await _declined(port, redis, args, [], Declined("budget", str(exc)[:200]), targets)
     except ModelPermanent as exc:  # the provider refused: said where the fix was asked, not remembered (ask again)
         await reply(port, args, f"No fix: the model request failed ({neutralize(str(exc)[:200])}). Nothing was "
                                 "pushed.")
@@ -124,8 +127,9 @@ async def _targets(port: GitHubPort, args: FixArgs, key: bytes, limit: int) -> l
 
 
 async def _declined(port: GitHubPort, redis: Any, args: FixArgs, targets: Sequence[FixTarget],
-                    declined: Declined) -> dict[str, Any]:
-    await tell_declined(port, args, targets, declined.text)
+                    declined: Declined, told: Sequence[FixTarget] = ()) -> dict[str, Any]:
+    """`targets` are remembered as declined on this head; `told` (else `targets`) are named in the reply."""
+    await tell_declined(port, args, told or targets, declined.text)
     outcome = {"outcome": f"declined:{declined.reason}", "reason": declined.detail}
     if targets:  # nothing to fix is not remembered: a later review on this head may leave findings
         await _remember(redis, args, targets, outcome, "")

@@ -1,13 +1,16 @@
-"""The findings a fix is for: one thread's, or every open verified finding of the pull request, most severe first."""
+"""The findings a fix is for: a thread's, or every open verified one, most severe first, less those fixed already."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.fixes.target import FixTarget, by_severity, from_comment
+from reviewbot.state import keys
 
 if TYPE_CHECKING:
     from reviewbot.app.port import GitHubPort
+    from reviewbot.queue.request import FixArgs
 
 
 def thread_target(comments: list[dict[str, Any]], root_id: int, key: bytes) -> FixTarget | None:
@@ -27,3 +30,15 @@ async def open_targets(port: GitHubPort, repo: str, number: int, key: bytes, lim
         if comment.get("id") in open_roots and (target := from_comment(comment, key)) is not None:
             found.setdefault(target.fingerprint, target)
     return by_severity(list(found.values()), limit)
+
+
+async def undone(redis: Any, args: FixArgs, targets: list[FixTarget]
+                 ) -> tuple[list[FixTarget], dict[str, Any] | None]:
+    """The targets not fixed on this head yet, and one earlier outcome of those that were."""
+    left, earlier = [], None
+    for target in targets:
+        if (said := await redis.get(keys.fix_done_key(args.repo, args.number, args.head_sha, target.fingerprint))):
+            earlier = json.loads(said)
+        else:
+            left.append(target)
+    return left, earlier
