@@ -214,11 +214,13 @@ async def test_the_port_makes_a_branch_and_a_commit_on_it_as_a_fix_pull_request_
         settings: Settings, fake_github: FakeGitHub) -> None:
     """What an audit's fix pull request builds on: a `reviewbot/fix/…` branch, then one commit on it."""
     from reviewbot.app.port import GitHubPort
+    from reviewbot.app.limits import RateLimits
     from reviewbot.app.port.gitdata import BranchMoved
 
     fake_github.add_installation(INSTALLATION, [REPO], permissions={"contents": "write", "metadata": "read"})
     main = fake_github.set_branch(REPO, "main", {"app/calc.py": HEAD_CALC})
-    port = GitHubPort(fake_github.workflow_token(INSTALLATION), settings.github_api_url)
+    port = GitHubPort(fake_github.workflow_token(INSTALLATION), settings.github_api_url,
+                      limits=RateLimits(write_interval=settings.write_interval))
     try:
         await port.create_branch(REPO, "reviewbot/fix/calc", main)
         sha = await port.commit_files(REPO, "reviewbot/fix/calc", main, {"app/calc.py": "x = 1\n"}, "Fix: calc\n")
