@@ -9,13 +9,15 @@ from dataclasses import dataclass
 from reviewbot.fixes.edits import Change
 from reviewbot.fixes.patch import hunks, unified_diff
 from reviewbot.fixes.target import FixTarget
+from reviewbot.review.findings.fingerprints import fix_seal
 from reviewbot.review.publish.autolinks import unreferenced
 from reviewbot.review.publish.cutting import bounded
 from reviewbot.review.publish.fences import fence
 from reviewbot.review.publish.markdown import neutralize, neutralize_inline, plain
 from reviewbot.review.publish.suggestions import applies
 
-TRAILER = "Reviewbot-Fix"  # read back by outcomes/classify.py's fix_trailers (git's trailer rules)
+TRAILER = "Reviewbot-Fix"  # read back by outcomes/classify.py's sealed_fixes (git's trailer rules)
+SEAL_TRAILER = "Reviewbot-Seal"
 MAX_SUBJECT = 72
 MAX_SUGGESTION_LINES = 60
 
@@ -30,9 +32,9 @@ class Suggestion:
     body: str
 
 
-def commit_message(targets: Sequence[FixTarget], explanation: str) -> str:
+def commit_message(targets: Sequence[FixTarget], explanation: str, *, repo: str, key: bytes) -> str:
     """Subject naming the finding (or how many), the model's explanation as plain text, one trailer per finding in
-    the message's last paragraph (git's trailer block)."""
+    the message's last paragraph (git's trailer block) and the App's seal over them."""
     if len(targets) == 1:
         subject = f"Fix: {_commit_text(targets[0].title)}"
     else:
@@ -41,6 +43,7 @@ def commit_message(targets: Sequence[FixTarget], explanation: str) -> str:
     listed = [f"- {t.severity} {t.category}: {_commit_text(t.title)} ({t.path}:{t.start})" for t in targets]
     why = _commit_text(explanation)[:1_000]
     trailers = [f"{TRAILER}: {t.fingerprint}" for t in targets]
+    trailers.append(f"{SEAL_TRAILER}: {fix_seal((t.fingerprint for t in targets), repo, key)}")
     return "\n".join([subject, "", *([why, ""] if why else []), *listed, "", *trailers]) + "\n"
 
 

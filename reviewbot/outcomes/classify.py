@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reviewbot.outcomes.records import DECIDED_BEFORE_CLOSE, FindingRecord
+from reviewbot.review.findings.fingerprints import fix_seal
 
 FIX_TRAILER = "reviewbot-fix"  # `Reviewbot-Fix: <fingerprint>` in a commit message: the App's fix landed
+SEAL = "reviewbot-seal"  # the App's signature over a fix commit's fingerprints (review/findings/fingerprints.py)
 FIX_COMMIT = "fix commit"
 
 
@@ -25,19 +28,34 @@ class ThreadState:
 
 
 def fix_trailers(messages: Iterable[str]) -> set[str]:
-    """Fingerprints named by `Reviewbot-Fix:` trailers: git's trailer block is the message's last paragraph,
-    each line `Token: value` (the token at the line's start, without spaces, matched case-insensitively; an
-    indented line continues the one before)."""
+    """Fingerprints named by `Reviewbot-Fix:` trailers, whoever wrote the commit."""
+    return {fp for message in messages for fp in _trailers(message, FIX_TRAILER)}
+
+
+def sealed_fixes(messages: Iterable[str], repo: str, key: bytes) -> set[str]:
+    """Fingerprints named by the App's own fix commits: their `Reviewbot-Fix:` trailers count only with the
+    `Reviewbot-Seal:` the App signs them with (a person's commit may copy the words, not the key)."""
     found: set[str] = set()
     for message in messages:
-        paragraphs = [p for p in message.replace("\r\n", "\n").strip().split("\n\n") if p.strip()]
-        if len(paragraphs) < 2:  # a subject line alone has no trailers
-            continue
-        for line in paragraphs[-1].splitlines():
-            token, colon, value = line.partition(":")
-            if colon and not line[:1].isspace() and token.strip().lower() == FIX_TRAILER and " " not in token.strip():
-                found.update(part for part in value.replace(",", " ").split() if part.isalnum())
+        fps = _trailers(message, FIX_TRAILER)
+        if fps and any(hmac.compare_digest(seal, fix_seal(fps, repo, key)) for seal in _trailers(message, SEAL)):
+            found.update(fps)
     return found
+
+
+def _trailers(message: str, wanted: str) -> list[str]:
+    """The values of one trailer: git's trailer block is the message's last paragraph, each line `Token: value`
+    (the token at the line's start, without spaces, matched case-insensitively; an indented line continues the
+    one before)."""
+    paragraphs = [p for p in message.replace("\r\n", "\n").strip().split("\n\n") if p.strip()]
+    if len(paragraphs) < 2:  # a subject line alone has no trailers
+        return []
+    values: list[str] = []
+    for line in paragraphs[-1].splitlines():
+        token, colon, value = line.partition(":")
+        if colon and not line[:1].isspace() and token.strip().lower() == wanted and " " not in token.strip():
+            values += [part for part in value.replace(",", " ").split() if part.isalnum()]
+    return values
 
 
 def at_close(record: FindingRecord, thread: ThreadState | None, *, merged: bool, fixes: set[str], bot: str,

@@ -213,8 +213,8 @@ async def test_fixes_are_off_unless_the_operator_turns_them_on(
 async def test_the_port_makes_a_branch_and_a_commit_on_it_as_a_fix_pull_request_would(
         settings: Settings, fake_github: FakeGitHub) -> None:
     """What an audit's fix pull request builds on: a `reviewbot/fix/…` branch, then one commit on it."""
-    from reviewbot.app.port import GitHubPort
     from reviewbot.app.limits import RateLimits
+    from reviewbot.app.port import GitHubPort
     from reviewbot.app.port.gitdata import BranchMoved
 
     fake_github.add_installation(INSTALLATION, [REPO], permissions={"contents": "write", "metadata": "read"})

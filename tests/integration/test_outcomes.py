@@ -20,6 +20,7 @@ from redis.asyncio import Redis
 from reviewbot.cli.stats import stats_command
 from reviewbot.outcomes.outcome_store import OutcomeStore
 from reviewbot.outcomes.records import FindingRecord
+from reviewbot.review.findings.fingerprints import fix_seal
 from reviewbot.settings import Settings
 from tests.conftest import INSTALLATION, REPO
 from tests.fakes.github import FakeGitHub
@@ -136,8 +137,10 @@ async def test_a_thread_a_person_resolved_and_a_merged_fix_commit_are_told_apart
     # The team resolves the nit's thread by hand; the division is fixed by the App's fix commit, which landed.
     root = root_of(fake_github, "Name the accumulator")
     fake_github.resolve_as(f"PRRT_fake{root['id']}", "maintainer-mo")
+    fp = posted["bug"].fingerprint
     fake_github.commit_messages[(REPO, pull["head"]["sha"])] = (
-        f"Return the sum\n\nThe division was a bug.\n\nReviewbot-Fix: {posted['bug'].fingerprint}")
+        f"Return the sum\n\nThe division was a bug.\n\nReviewbot-Fix: {fp}\n"
+        f"Reviewbot-Seal: {fix_seal([fp], REPO, settings.marker_key())}")
     fake_github.set_state(REPO, 7, "closed")
     closed = payload("pull_request.closed", pull)
     closed["pull_request"] |= {"merged": True, "state": "closed"}

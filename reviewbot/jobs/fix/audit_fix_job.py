@@ -130,7 +130,7 @@ async def _one(deps: Deps, port: GitHubPort, redis: Any, record: AuditRecord, pr
         log.info("audit fix declined", extra={"repo": record.repo, "reason": declined.reason})
         return f"declined:{declined.reason}"
     outcome = await deliver_audit_fix(deps.settings.fixes, port, redis, record, group, planned, asked_in,
-                                      alert_numbers, once)
+                                      alert_numbers, once, deps.settings.marker_key())
     # Cleared only once delivered: a try after GitHub failed replays the paid answers instead of paying again.
     await RedisMemo(redis, scope).clear()
     return outcome

@@ -26,11 +26,11 @@ class MadeBefore(Exception):
 
 
 async def open_fix_pull(port: GitHubPort, redis: Any, record: AuditRecord, group: FixGroup, planned: AuditFixPlan,
-                        asked_in: int, alert_numbers: dict[str, int]) -> int:
+                        asked_in: int, alert_numbers: dict[str, int], key: bytes) -> int:
     """The pull request's number. MadeBefore when one was opened from the branch; GitHubError as GitHub refused."""
     change = planned.change
     files = {p: change.after[p] for p in change.paths}
-    message = commit_message(group.targets, planned.explanation)
+    message = commit_message(group.targets, planned.explanation, repo=record.repo, key=key)
     sha = await port.make_commit(record.repo, record.sha, files, message)
     try:
         await port.create_branch(record.repo, group.branch, sha)
@@ -62,7 +62,8 @@ async def _reuse_branch(port: GitHubPort, record: AuditRecord, group: FixGroup, 
 
 
 async def deliver_audit_fix(fixes: str, port: GitHubPort, redis: Any, record: AuditRecord, group: FixGroup,
-                            planned: AuditFixPlan, asked_in: int, alert_numbers: dict[str, int], once: str) -> str:
+                            planned: AuditFixPlan, asked_in: int, alert_numbers: dict[str, int], once: str,
+                            key: bytes) -> str:
     """A checked fix as a pull request (`fixes` push) or a patch in the reply (suggest); `once` remembers which."""
     if fixes != "push":
         await tell(port, record.repo, asked_in,
@@ -70,7 +71,7 @@ async def deliver_audit_fix(fixes: str, port: GitHubPort, redis: Any, record: Au
         await redis.set(once, json.dumps({"outcome": "suggested"}), ex=keys.FIX_PR_TTL)
         return "suggested"
     try:
-        number = await open_fix_pull(port, redis, record, group, planned, asked_in, alert_numbers)
+        number = await open_fix_pull(port, redis, record, group, planned, asked_in, alert_numbers, key)
     except MadeBefore:  # its pull request is there: never again
         await redis.set(once, json.dumps({"outcome": "made before"}), ex=keys.FIX_PR_TTL)
         await tell(port, record.repo, asked_in,

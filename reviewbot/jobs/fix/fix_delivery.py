@@ -37,7 +37,7 @@ class Delivered:
 
 
 async def deliver(port: GitHubPort, mode: str, args: FixArgs, pull: PullInfo, targets: Sequence[FixTarget],
-                  planned: Planned) -> Delivered:
+                  planned: Planned, key: bytes) -> Delivered:
     """Push (BranchMoved when a person pushed meanwhile: the caller plans again) or suggest."""
     change, repo = planned.change, args.repo
     refused = ""
@@ -45,7 +45,7 @@ async def deliver(port: GitHubPort, mode: str, args: FixArgs, pull: PullInfo, ta
         try:
             sha = await port.commit_files(repo, pull.head_ref, pull.head_sha,
                                           {p: change.after[p] for p in change.paths},
-                                          commit_message(targets, planned.explanation))
+                                          commit_message(targets, planned.explanation, repo=repo, key=key))
         except GitHubError as exc:
             if exc.status not in REFUSED:
                 raise

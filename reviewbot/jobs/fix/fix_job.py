@@ -89,7 +89,7 @@ async def _fix(deps: Deps, port: GitHubPort, redis: Any, args: FixArgs, job_id: 
     try:
         await deps.budget.reserve(args.installation_id, repo, job_id, *review_estimate(settings))
         planned = await plan_fix(deps, port, redis, args.installation_id, pull, repo, targets, job_id, gate)
-        delivered = await deliver(port, settings.fixes, args, pull, targets, planned)
+        delivered = await deliver(port, settings.fixes, args, pull, targets, planned, settings.marker_key())
     except RetryableError:  # the job runs again (a queued answer, a busy provider): the memo replays what was paid
         retrying = True
         raise

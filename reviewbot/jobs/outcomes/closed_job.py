@@ -13,7 +13,7 @@ from reviewbot.jobs.commands.refusal import MAY_SPEND
 from reviewbot.jobs.learn.detect import queue_proposals
 from reviewbot.jobs.outcomes.recording import count
 from reviewbot.observe.metrics import Batch
-from reviewbot.outcomes.classify import ThreadState, at_close, fix_trailers
+from reviewbot.outcomes.classify import ThreadState, at_close, sealed_fixes
 from reviewbot.outcomes.outcome_store import OutcomeStore
 from reviewbot.outcomes.records import FindingRecord
 from reviewbot.queue import retries
@@ -44,7 +44,7 @@ async def record_outcomes(ctx: dict[str, Any], installation_id: int, repo: str, 
     job_id = str(ctx.get("job_id") or keys.outcomes_job_id(repo, number, head_sha))
     try:
         threads = await _threads(port, repo, number, records, deps.settings.marker_key())
-        fixes = fix_trailers(await port.pull_commit_messages(repo, number))
+        fixes = sealed_fixes(await port.pull_commit_messages(repo, number), repo, deps.settings.marker_key())
     except RetryableError as exc:  # GitHub unavailable: later, with the job queue's backoff
         log.warning("outcomes not read yet; retrying", extra={**fields, "error": str(exc)})
         await retries.retry_later(redis, job_id, exc)

@@ -13,7 +13,7 @@ from reviewbot.audit.disclosure import is_public
 from reviewbot.audit.publish import branch_ref
 from reviewbot.errors import GitHubError
 from reviewbot.jobs.pr_review.checkrun import CheckRun
-from reviewbot.outcomes.classify import fix_trailers
+from reviewbot.outcomes.classify import sealed_fixes
 from reviewbot.review.config import RepoConfig
 from reviewbot.review.diff.parse import ParsedDiff, parse_diff
 from reviewbot.review.findings.alerts import TOOL_NAME, Alert
@@ -173,7 +173,7 @@ async def _resolve_fixed(port: GitHubPort, repo: str, number: int, threads: list
             continue  # still reported (the code moved but the problem is there)
         if any(not c["author"].endswith("[bot]") for c in comments[1:]):
             if fixes is None:  # read once, only when a thread needs it
-                fixes = frozenset(fix_trailers(await port.pull_commit_messages(repo, number)))
+                fixes = frozenset(sealed_fixes(await port.pull_commit_messages(repo, number), repo, key))
             if keys[0] not in fixes:
                 continue  # a person replied: the conversation is theirs to close
         await port.reply_to_review_comment(repo, number, comments[0]["database_id"],

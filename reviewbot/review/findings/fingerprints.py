@@ -54,6 +54,12 @@ def code_key(path: str, category: str, code: list[str]) -> str:
     return _digest(path, category, normalize_code(code))
 
 
+def fix_seal(fingerprints: Iterable[str], repo: str, key: bytes) -> str:
+    """A fix commit's `Reviewbot-Seal:` trailer: only the App, which holds the key, can write one that later
+    reviews and outcomes believe (anyone can type a `Reviewbot-Fix:` line into a commit)."""
+    return _mac(key, "fix", f"{repo.lower()};{','.join(sorted(set(fingerprints)))}")
+
+
 def _mac(key: bytes, what: str, payload: str) -> str:
     return hmac.new(key, f"{what}\x1f{payload}".encode(), hashlib.sha256).hexdigest()[:32]
 

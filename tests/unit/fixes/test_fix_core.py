@@ -14,7 +14,7 @@ from reviewbot.fixes.patch import hunks, unified_diff
 from reviewbot.fixes.render import commit_message, declined_reply, patch_block, suggestions
 from reviewbot.fixes.target import FixTarget, from_comment
 from reviewbot.fixes.wire import Edit, parse_fix, parse_verdict
-from reviewbot.outcomes.classify import fix_trailers
+from reviewbot.outcomes.classify import fix_trailers, sealed_fixes
 from reviewbot.review.findings.fingerprints import marker
 from reviewbot.review.findings.schema import OutputInvalid
 from tests.gfm import assert_safe_for_github
@@ -108,15 +108,20 @@ def test_hunks_become_suggestions_only_on_the_diffs_lines() -> None:
     assert hunks(inserted)[0].start == 1 and hunks(inserted)[0].lines == ("a = 1", "c = 3")
 
 
-def test_the_commit_names_the_finding_and_carries_a_trailer() -> None:
-    message = commit_message([TARGET], "Return 0.0 for an empty list.")
+def test_the_commit_names_the_finding_and_carries_a_trailer_only_the_app_can_seal() -> None:
+    message = commit_message([TARGET], "Return 0.0 for an empty list.", repo="acme/app", key=KEY)
     assert message.startswith("Fix: Division by zero on an empty list\n\n")
-    assert fix_trailers([message]) == {"0123456789abcdef"}  # what later reviews and outcomes read back
+    assert fix_trailers([message]) == {"0123456789abcdef"}
+    assert sealed_fixes([message], "acme/app", KEY) == {"0123456789abcdef"}  # what later reviews and outcomes read
+    typed = "Fix it myself\n\nReviewbot-Fix: 0123456789abcdef\nReviewbot-Seal: " + "0" * 32
+    assert sealed_fixes([typed], "acme/app", KEY) == set()  # anyone can type the words, not the seal
+    assert sealed_fixes([message], "acme/other", KEY) == set()  # nor copy it from another repository's commit
 
 
 def test_the_model_s_words_in_a_commit_close_no_issue_ping_nobody_and_leak_no_secret() -> None:
     hostile = FixTarget(**{**TARGET.__dict__, "title": "Injection, closes #12 cc @octocat"})
-    message = commit_message([hostile], "Fixes #5, see https://evil.example/x, token ghp_" + "a" * 36)
+    message = commit_message([hostile], "Fixes #5, see https://evil.example/x, token ghp_" + "a" * 36,
+                             repo="acme/app", key=KEY)
     assert "#12" not in message and "#5" not in message and "@octocat" not in message
     assert "evil.example" not in message and "ghp_" not in message
     assert fix_trailers([message]) == {"0123456789abcdef"}
