@@ -14,6 +14,7 @@ from reviewbot.outcomes.records import FindingRecord, Group, Rate
 from reviewbot.state.keys import OUTCOME_TTL, OUTCOMES_PREFIX, outcomes_key
 
 SCAN_COUNT = 200
+MAX_TRIES = 20  # optimistic transactions before the last, unwatched write
 
 
 class OutcomeStore:
@@ -49,7 +50,7 @@ class OutcomeStore:
         lost. Returns (before, after) for every record found; only changed ones are written."""
         key = outcomes_key(installation, repo)
         async with self.redis.pipeline(transaction=True) as pipe:
-            while True:
+            for _ in range(MAX_TRIES - 1):
                 try:
                     await pipe.watch(key)
                     raws = await pipe.hmget(key, list(fields)) if fields else []
@@ -63,6 +64,13 @@ class OutcomeStore:
                     return pairs
                 except WatchError:
                     continue
+            # Written meanwhile every time (a hash busy with one repository's reviews): the last try without the
+            # watch, which is what every write did before; a lost race costs one record's latest outcome.
+            olds = [r for raw in await self.redis.hmget(key, list(fields)) if raw is not None
+                    and (r := FindingRecord.from_json(raw)) is not None] if fields else []
+            pairs = [(old, change(old)) for old in olds]
+            await self.save([new for old, new in pairs if new != old])
+            return pairs
 
     async def get(self, installation: int, repo: str, pr: int, fingerprint: str) -> FindingRecord | None:
         raw = await self.redis.hget(outcomes_key(installation, repo), f"{pr}:{fingerprint}")

@@ -72,7 +72,7 @@ async def test_a_known_alert_is_not_posted_again_and_a_public_review_names_it_by
     review = await reviewed(web, settings, redis_url, fake_github, fake_model, DOCUMENTED, [MOVED])
     assert review["comments"] == []  # the injection is the alert, moved a line down: not posted as new
     body = review["body"]
-    assert f"already open as code-scanning alert #{alert['number']}; not posted again" in body
+    assert f"already open as code-scanning alert {alert['number']}; not posted again" in body
     # Public: the alert's number, never what it is about or a link to the Security tab.
     assert SQLI["title"] not in body and "/security/code-scanning/" not in body
     reads = [c for c in fake_github.requests if c.method == "GET" and c.path.endswith("/code-scanning/alerts")]
@@ -87,16 +87,17 @@ async def test_a_private_review_describes_the_alert_and_says_which_one_a_rewrite
     [alert] = fake_github.alerts(REPO, "open")
     known = await reviewed(web, settings, redis_url, fake_github, fake_model, DOCUMENTED, [MOVED])
     assert known["comments"] == [] and SQLI["title"] in known["body"]
-    assert f"[#{alert['number']}](https://github.com/{REPO}/security/code-scanning/{alert['number']})" in known["body"]
+    page = f"https://github.com/{REPO}/security/code-scanning/{alert['number']}"
+    assert f"[code-scanning alert {alert['number']}]({page})" in known["body"]
 
     # A pull request that rewrites the query, reviewed without finding it again: not a security review, so the
     # review says "may fix", not "fixes".
     fixing = await reviewed(web, settings, redis_url, fake_github, fake_model, SAFE, [], number=8)
-    assert f"May fix code-scanning alert [#{alert['number']}]" in fixing["body"]
+    assert f"May fix [code-scanning alert {alert['number']}]" in fixing["body"]
     assert "Fixes code-scanning" not in fixing["body"]
     # A security review that read the file and did not find it again: verified.
     checked = await reviewed(web, settings, redis_url, fake_github, fake_model, SAFE, [], number=9, security=True)
-    assert f"Fixes code-scanning alert [#{alert['number']}]" in checked["body"]
+    assert f"Fixes [code-scanning alert {alert['number']}]" in checked["body"]
 
 
 async def test_a_dismissal_in_github_holds_in_the_next_audit_and_review_and_reopening_undoes_it(
@@ -124,7 +125,7 @@ async def test_a_dismissal_in_github_holds_in_the_next_audit_and_review_and_reop
     # The next review holds the finding back, saying who dismissed which alert and how to undo it.
     review = await reviewed(web, settings, redis_url, fake_github, fake_model, DOCUMENTED, [MOVED])
     assert review["comments"] == []
-    assert f"code-scanning alert #{alert['number']} was dismissed as `false positive` by `maintainer-mo`" in \
+    assert f"code-scanning alert {alert['number']} was dismissed as `false positive` by `maintainer-mo`" in \
         review["body"]
 
     # Reopened in GitHub's interface: forgotten, and the next audit counts it again.

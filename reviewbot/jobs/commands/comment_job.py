@@ -54,10 +54,8 @@ async def _heard(port: GitHubPort, redis: Any, installation_id: int, repo: str, 
     if verb == "audit":
         return await _audit(port, redis, installation_id, repo, number, comment_id, author, args, pull)
     if verb == "fix":  # in an issue: the audit's answer or its tracking issue; within the commands' limits
-        if refusal := await over_limit(redis, installation_id, repo, number, author):
-            if await first_telling(redis, repo, number, author):
-                await port.create_issue_comment(repo, number, refusal)
-            return {"outcome": "limited"}
+        if limited := await _limited(port, redis, installation_id, repo, number, author):
+            return limited
         return await ask_audit_fix(port, redis, installation_id, repo, number, author, args)
     return await _run(port, redis, installation_id, repo, number, author, verb, name, job_id)
 
@@ -72,8 +70,20 @@ async def _fix(port: GitHubPort, redis: Any, installation_id: int, repo: str, nu
         if await redis.set(keys.polite_key(repo, number, author), "1", nx=True, ex=keys.STATE_TTL):
             await tell_not_allowed(port, repo, number, author, key)
         return {"outcome": "not allowed"}
+    if limited := await _limited(port, redis, installation_id, repo, number, author):
+        return limited
     stored = await enqueue_fix(redis, FixArgs(installation_id, repo, number, pull.head_sha, ALL, author, "comment"))
     return {"outcome": stored, "sha": pull.head_sha}
+
+
+async def _limited(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int,
+                   author: str) -> dict[str, Any] | None:
+    """The commands' per-pull-request and per-person limits, told once; None when within them."""
+    if refusal := await over_limit(redis, installation_id, repo, number, author):
+        if await first_telling(redis, repo, number, author):
+            await port.create_issue_comment(repo, number, refusal)
+        return {"outcome": "limited"}
+    return None
 
 
 async def _audit(port: GitHubPort, redis: Any, installation_id: int, repo: str, number: int, comment_id: int,
@@ -81,10 +91,8 @@ async def _audit(port: GitHubPort, redis: Any, installation_id: int, repo: str, 
     """Within the same limits as review commands; the planning job answers with the plan, then edits it. On a
     pull request it audits the pull request's head (GitHub shows the alerts in its checks), else the default
     branch."""
-    if refusal := await over_limit(redis, installation_id, repo, number, author):
-        if await first_telling(redis, repo, number, author):
-            await port.create_issue_comment(repo, number, refusal)
-        return {"outcome": "limited"}
+    if limited := await _limited(port, redis, installation_id, repo, number, author):
+        return limited
     full = bool(args) and args[0] == "full"
     audit, stored = await start_audit(redis, installation_id, repo, branch=pull_ref(number) if pull else "",
                                       paths=args[1:] if full else args, full=full, trigger="comment",

@@ -25,9 +25,10 @@ class Known:
 def _name(alert: Alert, public: bool, repo_url: str = "") -> str:
     # The address came from GitHub's answer but is still data: linked only when it is this repository's alert page.
     page = f"{repo_url}/security/code-scanning/{alert.number}"
+    # "alert 12", never "#12": GitHub would link issue 12 and mention this review in its timeline.
     if public or not repo_url or alert.html_url != page:
-        return f"code-scanning alert #{alert.number}"
-    return f"code-scanning alert [#{alert.number}]({page})"
+        return f"code-scanning alert {alert.number}"
+    return f"[code-scanning alert {alert.number}]({page})"
 
 
 def alert_section(known: Sequence[Known], fixed: Sequence[Fixed], *, links: Links, public: bool) -> list[str]:

@@ -55,7 +55,7 @@ def _line(held: HeldBack, repo: str, app: str, policy: LinkPolicy | None) -> str
                 "remove it from `learnings:` to undo.")
     when = time.strftime("%Y-%m-%d", time.gmtime(learning.at)) if learning.at else "an earlier review"
     if learning.source == "code-scanning":
-        return (f"{what}: code-scanning alert #{learning.alert} was dismissed as {code_span(reason)} by "
+        return (f"{what}: code-scanning alert {learning.alert} was dismissed as {code_span(reason)} by "
                 f"{code_span(learning.by or 'someone')} on {when}. Undo: reopen the alert, or "
                 f"{code_span(f'reviewbot learnings forget {repo} {learning.store_key}')}.")
     where = "on this pull request" if not learning.repository else \

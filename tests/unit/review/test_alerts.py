@@ -71,12 +71,12 @@ def test_a_public_summary_names_an_alert_by_number_only() -> None:
     diff = diff_of("app/db.py", BASE, [*BASE[:2], "x", *BASE[3:]])
     fixed = fixed_alerts([alert(13, 3, 3)], diff, [], reviewed=("app/db.py",), security=True)
     public = "\n".join(alert_section(known, fixed, links=Links(), public=True))
-    assert "already open as code-scanning alert #12" in public and "Fixes code-scanning alert #13" in public
+    assert "already open as code-scanning alert 12" in public and "Fixes code-scanning alert 13" in public
     assert "SQL" not in public and "app/db.py" not in public and "https://" not in public
     links = Links(repo="https://github.com/o/r")
     private = "\n".join(alert_section(known, fixed, links=links, public=False))
     assert "User input is formatted into SQL" in private and "`app/db.py` line 11" in private
-    assert "[#12](https://github.com/o/r/security/code-scanning/12)" in private
+    assert "[code-scanning alert 12](https://github.com/o/r/security/code-scanning/12)" in private
     # An address that is not this repository's alert page is not linked.
     elsewhere = [Known(finding(), Alert(14, "reviewbot/cwe-89", "app/db.py", 1, 1, "https://evil.example/x"))]
     assert "evil" not in "\n".join(alert_section(elsewhere, [], links=links, public=False))
