@@ -13,17 +13,13 @@ from reviewbot.audit.chunkprompt import Prefix, audit_prefix, render_chunk
 from reviewbot.audit.chunks import Chunk
 from reviewbot.audit.fix_select import FixGroup, still_reported
 from reviewbot.audit.service_record import AuditRecord
-from reviewbot.errors import ModelOutputError
 from reviewbot.fixes.declined import Declined
-from reviewbot.fixes.edits import Change, apply_edits
-from reviewbot.fixes.fix_checks import check_change
-from reviewbot.fixes.fix_turns import fix_message, verify_message
-from reviewbot.fixes.patch import unified_diff
-from reviewbot.fixes.wire import FIX_FORMATS, VERDICT_FORMATS, parse_fix, parse_verdict
+from reviewbot.fixes.edits import Change
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.memo import RedisMemo
 from reviewbot.inference.structured import StructuredReviewer
 from reviewbot.jobs.audit.chunk_input import audit_affinity
+from reviewbot.jobs.fix.fix_ask import ask_fix
 from reviewbot.review.findings.fingerprints import normalize_title
 
 if TYPE_CHECKING:
@@ -55,22 +51,9 @@ async def plan_audit_fix(deps: Deps, redis: Any, record: AuditRecord, prefix: Pr
     messages = [{"role": "system", "content": prefix.system}, {"role": "user", "content": prefix.head}]
     affinity = audit_affinity(record)
     reviewer = deps.reviewer(scope, None, gate)
-    try:
-        proposal, _, _ = await reviewer.converse([*messages, fix_message(targets, head)], affinity, parse_fix,
-                                                 FIX_FORMATS, what="fix")
-    except ModelOutputError as exc:
-        raise Declined("invalid-answer", str(exc)[:200]) from exc
-    change = apply_edits(head, proposal.edits)
-    check_change(change, allowed)
-    try:
-        verdict, _, _ = await reviewer.converse([*messages, verify_message(targets, unified_diff(change))], affinity,
-                                                parse_verdict, VERDICT_FORMATS, what="fix verification")
-    except ModelOutputError as exc:
-        raise Declined("not-fixed", "the verifier's answer was not valid") from exc
-    if not verdict.fixed:
-        raise Declined("not-fixed", " ".join(verdict.reason.split())[:300])
-    await _audit_again(deps, redis, prefix, change, read, group, scope, affinity, gate)
-    return AuditFixPlan(change, proposal.explanation)
+    checked = await ask_fix(reviewer, messages, affinity, targets, head)
+    await _audit_again(deps, redis, prefix, checked.change, read, group, scope, affinity, gate)
+    return AuditFixPlan(checked.change, checked.explanation)
 
 
 async def _audit_again(deps: Deps, redis: Any, prefix: Prefix, change: Change, read: Callable[[str], str | None],

@@ -9,14 +9,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.errors import ModelOutputError
 from reviewbot.fixes.declined import Declined
-from reviewbot.fixes.edits import Change, apply_edits
-from reviewbot.fixes.fix_checks import check_change
-from reviewbot.fixes.fix_turns import fix_message, verify_message
-from reviewbot.fixes.patch import unified_diff
+from reviewbot.fixes.edits import Change
 from reviewbot.fixes.target import FixTarget
-from reviewbot.fixes.wire import FIX_FORMATS, VERDICT_FORMATS, parse_fix, parse_verdict
+from reviewbot.jobs.fix.fix_ask import ask_fix
 from reviewbot.jobs.pr_review.gates import load_config
 from reviewbot.jobs.pr_review.pr_prompt import pr_prompt
 from reviewbot.review.diff.parse import parse_diff
@@ -51,24 +47,10 @@ async def plan_fix(deps: Deps, port: GitHubPort, redis: Any, installation_id: in
     allowed = tuple(dict.fromkeys(p for t in targets for p in t.paths))
     head = {path: text for path in allowed if (text := await port.get_file(repo, path, pull.head_sha)) is not None}
     reviewer = deps.reviewer(job_id, built.tools, gate)
-    try:
-        proposal, _, _ = await reviewer.converse([*messages, fix_message(targets, head)], affinity, parse_fix,
-                                                 FIX_FORMATS, what="fix")
-    except ModelOutputError as exc:
-        raise Declined("invalid-answer", str(exc)[:200]) from exc
-    change = apply_edits(head, proposal.edits)
-    check_change(change, allowed)
-    diff = unified_diff(change)
-    try:
-        verdict, _, _ = await reviewer.converse([*messages, verify_message(targets, diff)], affinity,
-                                                parse_verdict, VERDICT_FORMATS, what="fix verification")
-    except ModelOutputError as exc:
-        raise Declined("not-fixed", "the verifier's answer was not valid") from exc
-    if not verdict.fixed:
-        raise Declined("not-fixed", " ".join(verdict.reason.split())[:300])
-    await _review_the_change(built.review_input, change, diff, targets, reviewer)
+    checked = await ask_fix(reviewer, messages, affinity, targets, head)
+    await _review_the_change(built.review_input, checked.change, checked.diff, targets, reviewer)
     commentable = {f.path: set().union(*(h.lines_on("RIGHT") for h in f.hunks)) for f in built.diff.files}
-    return Planned(change, proposal.explanation, commentable)
+    return Planned(checked.change, checked.explanation, commentable)
 
 
 async def _review_the_change(base: ReviewInput, change: Change, diff: str, targets: Sequence[FixTarget],
