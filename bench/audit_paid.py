@@ -12,7 +12,7 @@ from typing import Any
 
 from bench.audit_standin import PRICE
 from reviewbot.inference.pricing import cost
-from tests.fakes.model import verification_candidates
+from tests.fakes.model import VERIFY_HEADER, verification_candidates
 
 # The planner's part header (reviewbot.audit.chunkprompt.PART_HEADER), or the title of the older added-file prompts.
 _PART = re.compile(r"(?:^## Part|Security audit of [^\n]{0,300}?, part) (\d+) of (\d+)", re.MULTILINE)
@@ -20,12 +20,15 @@ _PART = re.compile(r"(?:^## Part|Security audit of [^\n]{0,300}?, part) (\d+) of
 
 def request_key(request: dict[str, Any]) -> str:
     """Which piece of work a queued request is: `chunk part N of M` when its first user message names the part
-    (every chunk prompt does), `verify <digest>` for a verification batch (its candidates' block), else the
-    digest of the messages after the shared system prompt. The same work asked again gets the same key."""
+    (every chunk prompt does), `verify <digest>` for a verification batch (its candidates' block and every message
+    after it, such as the candidates' flow code), else the digest of the messages after the shared system prompt. The
+    same work asked again gets the same key."""
     messages = [m for m in request.get("messages") or [] if isinstance(m, dict)]
     users = [str(m.get("content")) for m in messages if m.get("role") == "user"]
     if verification_candidates(request) is not None:
-        return "verify " + _digest(users[-1])
+        # Not the last user message alone: a verification batch may end with a part every batch shares.
+        start = next(i for i, text in enumerate(users) if text.startswith(VERIFY_HEADER))
+        return "verify " + _digest(json.dumps(users[start:]))
     if users and (part := _PART.search(users[0])) is not None:
         return f"chunk part {part.group(1)} of {part.group(2)}"
     return "request " + _digest(json.dumps(messages[1:], sort_keys=True))

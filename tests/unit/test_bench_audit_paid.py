@@ -35,6 +35,11 @@ def test_a_chunk_asked_again_after_a_crash_counts_as_paid_twice_even_if_its_prom
     assert bill.prompt == 2_000 and bill.cache_share == 0.32 and bill.usd > 0
     assert request_key(verification(["SQL"])) == request_key(verification(["SQL"])) != request_key(
         verification(["XSS"]))
+    # A queued request ends with the same closing line on every batch: the candidates still tell them apart.
+    closing = {"role": "user", "content": "Stop using tools now and answer with the JSON object only."}
+    sql, xss = (verification([t]) for t in ("SQL", "XSS"))
+    assert request_key({"messages": [*sql["messages"], closing]}) != request_key({"messages": [*xss["messages"],
+                                                                                              closing]})
     older = {"messages": [{"role": "user", "content": "...\nSecurity audit of django/db, part 2 of 9\n..."}]}
     assert request_key(older) == "chunk part 2 of 9"
 
