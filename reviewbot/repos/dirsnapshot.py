@@ -7,6 +7,7 @@ import os
 import stat
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from reviewbot.repos.safetar import NAME_NOTES, utf8
@@ -61,14 +62,12 @@ class DirSnapshot:
     def _read_listing(self) -> dict[str, str] | None:
         if self._listing is None:
             return None
-        try:  # bytes, split on "\n" only: text mode would also split a name holding "\r"
-            lines = self._listing.read_bytes().decode("utf-8").split("\n")
-        except (OSError, UnicodeDecodeError):
+        try:
+            info = os.stat(self._listing)
+        except OSError:
             return None
-        rows = [line.split("\t", 1)[::-1] for line in lines[1:] if line]
-        if lines[0] != "v1" or any(len(row) != 2 for row in rows):
-            return None  # not a listing this code wrote: the tree is hashed again
-        return dict((path, blob) for path, blob in rows)
+        listed = _parsed_listing(str(self._listing), info.st_mtime_ns, info.st_size)
+        return dict(listed) if listed is not None else None
 
     def _write_listing(self, blobs: Mapping[str, str]) -> None:
         if self._listing is None or any("\n" in p or "\t" in p or "\r" in p for p in blobs):
@@ -119,3 +118,17 @@ class DirSnapshot:
         if b"\0" in data[:8000]:
             return None
         return data.decode("utf-8", errors="replace")
+
+
+@lru_cache(maxsize=8)
+def _parsed_listing(listing: str, mtime_ns: int, size: int) -> dict[str, str] | None:
+    """A tree's listing, parsed once per process while the file is unchanged: every job of an audit makes its own
+    snapshot of the same tree (Django: 6,875 rows, ~12 ms a parse, 48 chunk jobs)."""
+    try:  # bytes, split on "\n" only: text mode would also split a name holding "\r"
+        lines = Path(listing).read_bytes().decode("utf-8").split("\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    rows = [line.split("\t", 1)[::-1] for line in lines[1:] if line]
+    if lines[0] != "v1" or any(len(row) != 2 for row in rows):
+        return None  # not a listing this code wrote: the tree is hashed again
+    return dict((path, blob) for path, blob in rows)

@@ -51,8 +51,9 @@ def chunk_request(record: AuditRecord, plan: dict[str, Any] | None, index: int,
     if plan is None:
         raise PermanentError("the audit's plan is gone (expired, or planned by an earlier version): audit again")
     planned = record.chunks[index]
+    texts = {p: read(p) for p in planned.paths}  # read once: the check below and the rendering share them
     # A file the plan read and the tree no longer holds: never a request without it, counted as audited.
-    if missing := [p for p in planned.paths if read(p) is None]:
+    if missing := [p for p, text in texts.items() if text is None]:
         raise RetryableError(f"{len(missing)} file(s) of the chunk could not be read from the cached tree "
                              f"({', '.join(missing[:5])}{', …' if len(missing) > 5 else ''})")
     prefix = Prefix(plan["prefix"]["system"], plan["prefix"]["head"])
@@ -60,7 +61,8 @@ def chunk_request(record: AuditRecord, plan: dict[str, Any] | None, index: int,
     blocks = [Block.from_json(b) for b in plan["context"][index]]
     elided = plan.get("elided") or [{} for _ in record.chunks]  # a plan from before elision: none
     ranges = {p: tuple((int(a), int(b)) for a, b in r) for p, r in elided[index].items()}
-    return render_chunk(prefix, chunk, len(record.chunks), read, blocks, ranges)
+    return render_chunk(prefix, chunk, len(record.chunks), lambda p: texts[p] if p in texts else read(p), blocks,
+                        ranges)
 
 
 def audit_affinity(record: AuditRecord) -> str:
