@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from reviewbot.audit.chunks import Chunk
 from reviewbot.audit.contextblock import Block, merged_ranges, render_block
 from reviewbot.audit.flowpaths import FlowPath, Piece
-from reviewbot.audit.flows import SINKS, SOURCES
+from reviewbot.audit.flows import SINKS, SOURCE_ATTRIBUTES, SOURCES
+from reviewbot.review.context.languages import language_for
 
 MAX_FLOW_REQUESTS = 40  # per audit: about a third of a 120k-token chunk's price in all, prefix cached
 FLOW_REQUEST_TOKENS = 6_000  # of code per flow request: three functions with their key lines
@@ -26,8 +27,13 @@ def key_lines(piece: Piece, lines: Sequence[str], names: frozenset[str]) -> tupl
 
 def _keys(flow: FlowPath, texts: Mapping[str, list[str]]) -> list[tuple[Piece, tuple[int, ...]]]:
     last = len(flow.pieces) - 1
-    return [(p, key_lines(p, texts[p.path], SOURCES["python"] if i == 0 else SINKS["python"] if i == last
-                          else frozenset())) for i, p in enumerate(flow.pieces)]
+
+    def names(i: int, language: str) -> frozenset[str]:
+        if i == 0:
+            return SOURCES.get(language, frozenset()) | SOURCE_ATTRIBUTES.get(language, frozenset())
+        return SINKS.get(language, frozenset()) if i == last else frozenset()
+
+    return [(p, key_lines(p, texts[p.path], names(i, language_for(p.path) or ""))) for i, p in enumerate(flow.pieces)]
 
 
 def held(chunk: Chunk, blocks: Sequence[Block], piece: Piece, keys: tuple[int, ...]) -> bool:

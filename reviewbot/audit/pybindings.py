@@ -1,0 +1,79 @@
+"""What a Python function binds that a later call goes through, pure: `x = Foo(a)` (an instance of Foo),
+`handler = module.func` and `self.store = engine.Store` (a name or attribute holding a function or a class)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from reviewbot.audit.pyfunctions import FunctionNode
+
+
+@dataclass(frozen=True)
+class Bound:
+    """`target = value` in a function: `value` dotted (`engine.SessionStore`); `instance` when it was called
+    (`target` holds what `value` returns: an instance of a class), else `target` is another name for `value`."""
+
+    target: str
+    value: str
+    instance: bool
+
+
+def dotted(node: ast.expr) -> str | None:
+    """`a.b.c` for a chain of names and attributes, None for anything else (a subscript, a call)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def bound(function: FunctionNode) -> tuple[Bound, ...]:
+    """The function's own simple assignments, in source order (not those of functions nested in it)."""
+    out: list[Bound] = []
+    for node in _statements(function.body):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        name = dotted(target) if isinstance(target, ast.Name | ast.Attribute) else None
+        called = isinstance(value, ast.Call)
+        source = dotted(value.func if isinstance(value, ast.Call) else value)
+        if name is not None and source is not None:
+            out.append(Bound(name, source, called))
+    return tuple(out)
+
+
+def _statements(body: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
+    """Statements of a body and its branches, loops, `with` and `try` blocks; not nested functions or classes."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from _statements(getattr(node, field, ()))
+        for handler in getattr(node, "handlers", ()):
+            yield from _statements(handler.body)
+
+
+def owners(tree: ast.Module) -> dict[int, str]:
+    """id of each method's node -> the name of the class whose body holds it (directly, or under an `if`)."""
+    out: dict[int, str] = {}
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                for item in _statements(child.body):
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        out[id(item)] = child.name
+                stack.append(child)
+            elif isinstance(child, ast.stmt):
+                stack.append(child)
+    return out
