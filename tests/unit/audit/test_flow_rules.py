@@ -37,7 +37,8 @@ def holding(files: dict[str, str], *lines: str) -> list[int]:
     return found
 
 
-SINK = "def fetch(key):\n    cursor = connection.cursor()\n    cursor.execute(\"SELECT * FROM t WHERE k = '%s'\" % key)\n"
+SINK = ("def fetch(key):\n    cursor = connection.cursor()\n"
+        "    cursor.execute(\"SELECT * FROM t WHERE k = '%s'\" % key)\n")
 
 
 def test_a_class_instantiated_with_input_reaches_the_sink_its_init_calls_in_a_third_file() -> None:
