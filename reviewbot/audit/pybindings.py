@@ -35,6 +35,10 @@ def dotted(node: ast.expr) -> str | None:
 def bound(function: FunctionNode) -> tuple[Bound, ...]:
     """The function's own simple assignments, in source order (not those of functions nested in it)."""
     out: list[Bound] = []
+    arguments = function.args
+    # a parameter is whatever the caller passed (`self.get_response = get_response`): not a binding known here
+    unknown = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                               *(x for x in (arguments.vararg, arguments.kwarg) if x is not None))}
     for node in _statements(function.body):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
@@ -45,7 +49,7 @@ def bound(function: FunctionNode) -> tuple[Bound, ...]:
         name = dotted(target) if isinstance(target, ast.Name | ast.Attribute) else None
         called = isinstance(value, ast.Call)
         source = dotted(value.func if isinstance(value, ast.Call) else value)
-        if name is not None and source is not None:
+        if name is not None and source is not None and source.split(".")[0] not in unknown - {"self", "cls"}:
             out.append(Bound(name, source, called))
     return tuple(out)
 

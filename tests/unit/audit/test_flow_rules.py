@@ -135,3 +135,18 @@ def test_the_same_tree_plans_the_same_requests_and_c_facts_are_parsed_once(tmp_p
     assert flows and once.parsed > 0
     again = PythonFacts(SqliteFacts(tmp_path))  # another process: only the file on disk is shared
     assert find_flows(files, audit.definitions, audit.files, again) == flows and again.parsed == 0
+
+
+def test_the_flows_from_one_function_share_its_request_while_they_fit() -> None:
+    files = {
+        "web/views.py": "from svc.helpers import lookup\n\n\n" + padding(1)
+        + "def both(request):\n    key = request.GET['key']\n    return lookup(key)\n",
+        "svc/helpers.py": "from db.sql import fetch\nfrom tools.shell import run\n\n\n" + padding(2)
+        + "def lookup(key):\n    fetch(key)\n    return run(key)\n",
+        "db/sql.py": padding(3) + SINK,
+        "tools/shell.py": padding(4) + "def run(key):\n    return subprocess.check_output('ls ' + key, shell=True)\n",
+    }
+    assert len([c for c in plan(files).chunks if not c.paths]) == 1  # two flows, one request
+    assert len(holding(files, "key = request.GET['key']", "def lookup(key):",
+                       "cursor.execute(\"SELECT * FROM t WHERE k = '%s'\" % key)",
+                       "return subprocess.check_output('ls ' + key, shell=True)")) == 1
