@@ -67,17 +67,15 @@ def _statements(body: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
 
 
 def owners(tree: ast.Module) -> dict[int, str]:
-    """id of each method's node -> the name of the class whose body holds it (directly, or under an `if`)."""
+    """id of each method's node -> the name of the class whose body holds it (directly, or under an `if`); walks
+    statements outside functions only (a class defined inside a function is not looked at)."""
     out: dict[int, str] = {}
-    stack: list[ast.AST] = [tree]
+    stack: list[tuple[list[ast.stmt], str | None]] = [(tree.body, None)]
     while stack:
-        node = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ClassDef):
-                for item in _statements(child.body):
-                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                        out[id(item)] = child.name
-                stack.append(child)
-            elif isinstance(child, ast.stmt):
-                stack.append(child)
+        body, owner = stack.pop()
+        for node in _statements(body):
+            if isinstance(node, ast.ClassDef):
+                stack.append((node.body, node.name))
+            elif owner is not None and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                out[id(node)] = owner
     return out
