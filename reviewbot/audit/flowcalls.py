@@ -1,12 +1,15 @@
 """Which definitions in other files a finding's function calls, pure: Python's imports read with `ast` (at module
-level and inside the function, re-exports followed), methods of its own class, then the repository index by name."""
+level and inside the function, re-exports followed), methods of its own class, calls through what it or its class
+binds (boundcalls.py), then the repository index by name; C and C++ through their calls as tree-sitter finds them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from reviewbot.audit.boundcalls import MAX_IMPLEMENTATIONS, Through, through, visible
 from reviewbot.audit.callgraph import MAX_DEFINERS, MIN_NAME
+from reviewbot.audit.cfacts import is_c
 from reviewbot.audit.pyfactcache import PythonFacts
 from reviewbot.audit.pyfacts import Call, Imported, PyFunction, PyModule
 from reviewbot.review.context.symbols import Definition, names_on_lines, parse
@@ -36,20 +39,41 @@ def callees(path: str, text: str, function: Definition, definitions: Defs, read:
     """The definitions in other files (`elsewhere`; else in any file) that `function` (of `path`) calls, in the
     order of its calls. `facts`: each Python module's calls and imports (parsed here when not given)."""
     python_facts = facts or PythonFacts()  # kept for this call's files only
-    module = python_facts(path, text) if path.endswith(".py") else None
+    module = python_facts(path, text) if path.endswith(".py") or is_c(path) else None
     node = _node(module, function) if module is not None else None
     calls = (list(node.calls) if node is not None else []) if module is not None \
         else _named_calls(path, text, function)
     imports = _imports(module, node) if module is not None else {}
+    bound = visible(module, node) if module is not None and node is not None else {}
     found: list[Callee] = []
     seen: set[tuple[str, int]] = set()
     for call in calls:
-        for where, definition in _resolve(path, call, function, imports, definitions, read, locate, python_facts):
+        via = through(call, bound) if bound else None
+        if via is not None:
+            reached = _through(path, via, function, imports, definitions, read, locate, python_facts)
+        else:
+            reached = _resolve(path, call, function, imports, definitions, read, locate, python_facts)
+        for where, definition in reached:
             if (where != path or (not elsewhere and definition.start != function.start)) \
                     and (where, definition.start) not in seen:
                 seen.add((where, definition.start))
                 found.append(Callee(call.name, where, definition, call.line))
     return found
+
+
+def _through(path: str, via: Through, function: Definition, imports: dict[str, Imported], definitions: Defs,
+             read: Callable[[str], str | None], locate: Locate, facts: PyFacts) -> list[tuple[str, Definition]]:
+    """What a call through a binding reaches: the bound function or class; for a method on an instance, that
+    method of the instance's class. A class bound from a module chosen at run time (`engine.Store` after
+    `engine = import_module(setting)`) is each class of that name the index knows, a few at most."""
+    found = _resolve(path, via.call, function, imports, definitions, read, locate, facts)
+    if not found and via.call.receiver and len(via.call.name) >= MIN_NAME:
+        found = [(w, d) for w, d in locate(via.call.name, path) if d.kind == "class"]
+        found = found if len(found) <= MAX_IMPLEMENTATIONS else []
+    if via.method is None:
+        return found
+    return [(w, m) for w, d in found if d.kind == "class"
+            for m in definitions(w) if m.name == via.method and m.parent == d.name]
 
 
 def _node(module: PyModule, function: Definition) -> PyFunction | None:

@@ -11,6 +11,14 @@ from reviewbot.audit.callgraph import CallGraph, with_weights
 from reviewbot.review.context.languages import language_for
 
 FLOW_BOOST = 3.0  # an edge that carries input from a source, or into a sink, outweighs a plain call
+# C and C++: the C library's input (files, sockets, the environment, arguments) and a Python extension's arguments;
+# the copies, formats and commands that trust a length or a string.
+_C_SOURCES = frozenset({"read", "recv", "recvfrom", "recvmsg", "fread", "fgets", "getline", "getenv", "argv", "scanf",
+                        "fscanf", "sscanf", "PyArg_ParseTuple", "PyArg_ParseTupleAndKeywords", "PyArg_Parse",
+                        "PyBytes_AsString", "PyBytes_AS_STRING", "PyUnicode_AsUTF8", "PyUnicode_AsUTF8AndSize",
+                        "PyObject_GetBuffer", "Py_buffer"})
+_C_SINKS = frozenset({"memcpy", "memmove", "strcpy", "strncpy", "strcat", "strncat", "sprintf", "vsprintf", "gets",
+                      "system", "popen", "execl", "execlp", "execle", "execv", "execvp", "execve", "alloca"})
 # Identifiers specific enough to say "this file reads untrusted input" / "this file uses a dangerous sink".
 SOURCES: Mapping[str, frozenset[str]] = {
     "python": frozenset({"GET", "POST", "COOKIES", "META", "FILES", "headers", "query_params", "environ", "getenv",
@@ -19,17 +27,24 @@ SOURCES: Mapping[str, frozenset[str]] = {
     "javascript": frozenset({"req", "params", "query", "cookies", "headers", "argv", "env", "searchParams"}),
     "typescript": frozenset({"req", "params", "query", "cookies", "headers", "argv", "env", "searchParams"}),
     "go": frozenset({"FormValue", "URL", "Header", "Cookie", "Getenv", "Args", "Unmarshal", "Decode"}),
+    "c": _C_SOURCES,
+    "cpp": _C_SOURCES | {"cin", "getline", "istream", "ifstream"},
 }
+# Attributes that hold input where the names alone do not say so: a class-based view's request and URL arguments.
+SOURCE_ATTRIBUTES: Mapping[str, frozenset[str]] = {"python": frozenset({"self.request", "self.kwargs"})}
 SINKS: Mapping[str, frozenset[str]] = {
     "python": frozenset({"execute", "executemany", "executescript", "RawSQL", "raw", "extra", "cursor", "Popen",
                          "check_output", "check_call", "subprocess", "system", "pickle", "unpickle", "loads",
                          "yaml", "eval", "exec", "safe_join", "FileResponse", "HttpResponseRedirect", "redirect",
-                         "mark_safe", "SafeString", "format_html", "Template", "render_to_string", "md5", "sha1"}),
+                         "mark_safe", "SafeString", "format_html", "Template", "render_to_string", "md5", "sha1",
+                         "open", "read_bytes", "write_text", "write_bytes", "send_file"}),
     "javascript": frozenset({"exec", "execSync", "spawn", "eval", "innerHTML", "query", "redirect", "readFile",
                              "createReadStream", "sendFile", "render", "dangerouslySetInnerHTML"}),
     "typescript": frozenset({"exec", "execSync", "spawn", "eval", "innerHTML", "query", "redirect", "readFile",
                              "createReadStream", "sendFile", "render", "dangerouslySetInnerHTML"}),
     "go": frozenset({"Exec", "Query", "QueryRow", "Command", "Redirect", "ServeFile", "Open", "HTML"}),
+    "c": _C_SINKS,
+    "cpp": _C_SINKS | {"copy_n"},
 }
 
 

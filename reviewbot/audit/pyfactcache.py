@@ -1,8 +1,10 @@
-"""Flow listing's facts of each Python module (pyfacts.py) for one tree: kept in memory, read from the facts cache
-by blob id, parsed only for content no earlier plan or verification saw, and written back in one go."""
+"""Flow listing's facts of each Python module (pyfacts.py) and C or C++ file (cfacts.py, the same record) for one
+tree: kept in memory, read from the facts cache by blob id, parsed only for content no earlier plan or verification
+saw, and written back in one go."""
 
 from __future__ import annotations
 
+from reviewbot.audit.cfacts import c_module_facts, is_c
 from reviewbot.audit.factcache import FactCache
 from reviewbot.audit.pyfacts import PyModule, module_facts
 from reviewbot.review.context.store import git_blob_id
@@ -22,12 +24,14 @@ class PythonFacts:
         if path in self._by_path:
             return self._by_path[path]
         blob = git_blob_id(text.encode("utf-8", errors="replace"))
+        if is_c(path):  # the same text as C and as Python (an empty file) has two records
+            blob = f"c:{blob}"
         if blob in self._fresh:
             found = self._fresh[blob]
         elif self.cache is not None and blob in (known := self.cache.get_python([blob])):
             found = known[blob]
         else:
-            found = self._fresh[blob] = module_facts(text)
+            found = self._fresh[blob] = c_module_facts(path, text) if is_c(path) else module_facts(text)
             self.parsed += 1
         self._by_path[path] = found
         return found

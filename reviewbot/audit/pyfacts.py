@@ -7,9 +7,11 @@ import ast
 import json
 from dataclasses import dataclass, field
 
+from reviewbot.audit.pybindings import Bound, bound, owners
 from reviewbot.audit.pyfunctions import functions
 
 Imported = tuple[str, int, str | None]  # (module, relative level, the name taken from it or None for the module)
+FORMAT = 2  # stored records of another format are misses (parsed again): 2 added each function's class and bindings
 Binding = tuple[str, Imported]  # local name -> what it imports; applied in order (a later one of a name wins)
 # Nodes that hold no call, import or function: not walked (a third of a module's nodes, the names' contexts).
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.alias)
@@ -24,13 +26,16 @@ class Call:
 
 @dataclass(frozen=True)
 class PyFunction:
-    """One function or method: its `def` line to its last, its calls in source order, its own imports."""
+    """One function or method: its `def` line to its last, its calls in source order, its own imports, the class
+    it is a method of and what it binds (pybindings.py)."""
 
     name: str
     start: int
     end: int
     calls: tuple[Call, ...]
     imports: tuple[Binding, ...]
+    owner: str | None = None
+    bound: tuple[Bound, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,13 +58,15 @@ def module_facts(text: str) -> PyModule | None:
     found = [f for fs in functions(tree).values() for f in fs]
     found.sort(key=lambda f: f.order)
     inside = _inside(tree, {id(f.node) for f in found})
+    classes = owners(tree)
     out = []
     for f in found:
         calls, imports = inside.get(id(f.node), ([], []))
         calls.sort(key=lambda c: (c[0], c[1]))  # by place; stable: a call before the calls inside it
         imports.sort(key=lambda i: (i[0], i[1]))  # `ast.walk`'s order: by depth, then position
         out.append(PyFunction(f.node.name, f.node.lineno, f.node.end_lineno or 0,
-                              tuple(c for _, _, c in calls), tuple(b for _, _, n in imports for b in bindings(n))))
+                              tuple(c for _, _, c in calls), tuple(b for _, _, n in imports for b in bindings(n)),
+                              classes.get(id(f.node)), bound(f.node)))
     top = tuple(b for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom) for b in bindings(n))
     return PyModule(top, tuple(out))
 
@@ -98,6 +105,8 @@ def _call(node: ast.Call) -> Call | None:
         return Call(None, node.func.id, node.lineno)
     if isinstance(node.func, ast.Attribute):
         value = node.func.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name | ast.Attribute):
+            return Call(f"{ast.unparse(value.func)}()", node.func.attr, node.lineno)  # a method of what it returns
         return Call(ast.unparse(value) if isinstance(value, ast.Name | ast.Attribute) else "", node.func.attr,
                     node.lineno)
     return None
@@ -116,9 +125,10 @@ def encode(module: PyModule | None) -> str:
     """As stored: JSON lists (null for a text that is not Python)."""
     if module is None:
         return "null"
-    return json.dumps([[list(_flat(b)) for b in module.imports],
+    return json.dumps([FORMAT, [list(_flat(b)) for b in module.imports],
                        [[f.name, f.start, f.end, [[c.receiver, c.name, c.line] for c in f.calls],
-                         [list(_flat(b)) for b in f.imports]] for f in module.functions]],
+                         [list(_flat(b)) for b in f.imports], f.owner,
+                         [[b.target, b.value, b.instance] for b in f.bound]] for f in module.functions]],
                       separators=(",", ":"))
 
 
@@ -127,12 +137,15 @@ def decode(raw: str) -> PyModule | None:
     data = json.loads(raw)
     if data is None:
         return None
-    top, funcs = data
+    version, top, funcs = data
+    if version != FORMAT:
+        raise ValueError(f"stored facts of format {version}, not {FORMAT}")
     return PyModule(tuple(_binding(b) for b in top),
                     tuple(PyFunction(str(name), int(start), int(end), tuple(Call(r, str(n), int(ln))
                                                                              for r, n, ln in calls),
-                                     tuple(_binding(b) for b in imports))
-                          for name, start, end, calls, imports in funcs))
+                                     tuple(_binding(b) for b in imports), None if owner is None else str(owner),
+                                     tuple(Bound(str(t), str(v), bool(i)) for t, v, i in held))
+                          for name, start, end, calls, imports, owner, held in funcs))
 
 
 def _flat(b: Binding) -> tuple[str, str, int, str | None]:

@@ -7,6 +7,8 @@ import ast
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from reviewbot.audit.chunks import Listed
 from reviewbot.audit.factcache import MemoryFacts, key_of
 from reviewbot.audit.factstore import SqliteFacts
@@ -91,3 +93,24 @@ def test_a_listed_tree_knows_the_blob_ids_of_its_listed_files_only_as_the_facts_
     listed = Listed(MemorySnapshot({**FILES, ".env": "SECRET=1\n"}), sorted(FILES))
     assert set(listed.blob_ids()) == set(FILES)
     assert all(listed.blob_ids()[p] == key_of(p, text)[0] for p, text in FILES.items())
+
+
+def test_a_method_s_class_and_bindings_read_back_and_a_record_of_the_older_format_is_a_miss() -> None:
+    text = ("class Middleware:\n    def __init__(self, name, get_response):\n        engine = import_module(name)\n"
+            "        self.Store = engine.Store\n        self.get_response = get_response\n"
+            "        handler: object = load\n\n    def process(self, key):\n        s = self.Store(key)\n"
+            "        return s.load(), Store(key).save()\n")
+    facts = module_facts(text)
+    assert facts is not None
+    init, process = facts.by_name["__init__"][0], facts.by_name["process"][0]
+    assert init.owner == process.owner == "Middleware"
+    # what a parameter holds is the caller's: `self.get_response` is not bound to a known function
+    assert [(b.target, b.value, b.instance) for b in init.bound] == [("engine", "import_module", True),
+                                                                      ("self.Store", "engine.Store", False),
+                                                                      ("handler", "load", False)]
+    assert [(b.target, b.value, b.instance) for b in process.bound] == [("s", "self.Store", True)]
+    assert ("Store()", "save") in {(c.receiver, c.name) for c in process.calls}
+    assert decode(encode(facts)) == facts
+    older = encode(facts).replace("[2,", "[", 1)  # the format before owners and bindings: parsed again
+    with pytest.raises(ValueError):
+        decode(older)
