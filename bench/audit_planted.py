@@ -129,6 +129,14 @@ def main(argv: list[str] | None = None) -> int:
     for name, releases in judged.items():
         print(f"## {name}: bench/planted/{args.corpus}\n")
         print(table([verdict for group in releases.values() for verdict in group]), end="\n\n")
+    # A release this planner sends as one request has every case found whatever its flow rules do.
+    from bench.planted.cases import HERE, load_corpus
+
+    audited = {(c.package, c.version): c.audited for c in load_corpus(HERE / args.corpus)}
+    counts = [f"{package} {version}: {len(requests(tree, '' if where == '.' else where))}"
+              for (package, version), where in sorted(audited.items())
+              for tree in [scratch / f"planted-{Path(args.corpus).stem}-{package}-{version}"]]
+    print("Requests this planner sends per release: " + "; ".join(counts) + ".")
     return 0
 
 
