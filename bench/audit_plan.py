@@ -203,13 +203,14 @@ def main() -> None:
                               cache=SqliteFacts(work / f"cold-{n}"), name="incremental, cold (empty caches)",
                               earlier=earlier, index=SqliteIndex(work / f"index-cold-{n}"))[0])
         planted = findable(work)
+        heldout = findable(work, "heldout.yaml")
     incremental = min(warm, key=lambda r: r.cpu)
     runs += [incremental, min(cold, key=lambda r: r.cpu)]
     texts = {p: new_files[p] for p in paths}
     recall = {r.name: caller_recall(texts, r.prompts, r.home) for r in runs[:-2]}
     callees = {r.name: callee_recall(texts, r.prompts, r.home) for r in runs[:-2]}
     text = report(runs, plan, selection.changed, selection.audit, incremental.bill.usd / full.bill.usd, recall,
-                  callees, args.repeat, planted)
+                  callees, args.repeat, planted, heldout)
     print(text)
     if args.write_readme:
         write_section("audit", text)
@@ -217,7 +218,8 @@ def main() -> None:
 
 def report(runs: list[Run], plan: AuditPlan, changed: tuple[str, ...], audited: tuple[str, ...], share: float,
            recall: dict[str, tuple[int, int]], callees: dict[str, tuple[int, int]], repeat: int,
-           planted: dict[str, tuple[int, int, int]] | None) -> str:
+           planted: dict[str, tuple[int, int, int]] | None,
+           heldout: dict[str, tuple[int, int, int]] | None = None) -> str:
     lines = ["Command: `.venv/bin/python -m bench.audit_plan --write-readme`. Django 5.2.2's `django/` package "
              f"from PyPI ({len(plan.sizes)} files audited, about {sum(plan.sizes.values()) // 4:,} tokens of code), "
              "offline stand-in model (bench/audit_standin.py), cost at K2.6 prices ($0.95/M input, $0.16/M cached, "
@@ -244,6 +246,12 @@ def report(runs: list[Run], plan: AuditPlan, changed: tuple[str, ...], audited: 
                   "release's cases in its own tree):"]
         lines += [f"- {name}: {found} of {total} ({twice} more request(s) showing one whole, for deduplication "
                   "to fold)" for name, (found, total, twice) in planted.items()]
+    if heldout is not None:
+        lines += ["", "Held-out planted flows findable (bench/planted/heldout.yaml: other releases, written blind to "
+                  "the planner after its flow rules were tuned on the corpus above; the same judge; case by case: "
+                  "`python -m bench.audit_planted --corpus heldout.yaml`):"]
+        lines += [f"- {name}: {found} of {total} ({twice} more request(s) showing one whole, for deduplication "
+                  "to fold)" for name, (found, total, twice) in heldout.items()]
     return "\n".join(lines) + "\n"
 
 
