@@ -23,15 +23,26 @@ _C_SINKS = frozenset({"memcpy", "memmove", "strcpy", "strncpy", "strcat", "strnc
 SOURCES: Mapping[str, frozenset[str]] = {
     "python": frozenset({"GET", "POST", "COOKIES", "META", "FILES", "headers", "query_params", "environ", "getenv",
                          "argv", "get_full_path", "get_signed_cookie", "read_body", "urlsafe_base64_decode",
-                         "QueryDict", "MultiValueDict", "MultiPartParser", "loads", "deserialize", "parse_qsl"}),
+                         "QueryDict", "MultiValueDict", "MultiPartParser", "loads", "deserialize", "parse_qsl",
+                         # the request accessors of the other web frameworks, where the name alone says input:
+                         # Tornado, Flask, Starlette, aiohttp, Falcon, Pyramid
+                         "get_argument", "get_arguments", "get_query_argument", "get_query_arguments",
+                         "get_body_argument", "get_body_arguments", "get_secure_cookie", "get_signed_cookie_value",
+                         "get_json", "path_params", "match_info", "get_param", "get_param_as_list", "matchdict",
+                         "json_body"}),
     "javascript": frozenset({"req", "params", "query", "cookies", "headers", "argv", "env", "searchParams"}),
     "typescript": frozenset({"req", "params", "query", "cookies", "headers", "argv", "env", "searchParams"}),
     "go": frozenset({"FormValue", "URL", "Header", "Cookie", "Getenv", "Args", "Unmarshal", "Decode"}),
     "c": _C_SOURCES,
     "cpp": _C_SOURCES | {"cin", "getline", "istream", "ifstream"},
 }
-# Attributes that hold input where the names alone do not say so: a class-based view's request and URL arguments.
-SOURCE_ATTRIBUTES: Mapping[str, frozenset[str]] = {"python": frozenset({"self.request", "self.kwargs"})}
+# Attributes that hold input where the names alone do not say so: a class-based view's request and URL arguments,
+# and the parts of a request object whose names are too common to mean input on their own (Flask, Werkzeug, Django,
+# Starlette, Pyramid, Falcon).
+SOURCE_ATTRIBUTES: Mapping[str, frozenset[str]] = {"python": frozenset({
+    "self.request", "self.kwargs", "request.args", "request.form", "request.values", "request.cookies",
+    "request.files", "request.data", "request.json", "request.body", "request.params", "request.query",
+    "request.stream", "req.media", "req.params", "req.stream"})}
 SINKS: Mapping[str, frozenset[str]] = {
     "python": frozenset({"execute", "executemany", "executescript", "RawSQL", "raw", "extra", "cursor", "Popen",
                          "check_output", "check_call", "subprocess", "system", "pickle", "unpickle", "loads",

@@ -150,3 +150,31 @@ def test_the_flows_from_one_function_share_its_request_while_they_fit() -> None:
     assert len(holding(files, "key = request.GET['key']", "def lookup(key):",
                        "cursor.execute(\"SELECT * FROM t WHERE k = '%s'\" % key)",
                        "return subprocess.check_output('ls ' + key, shell=True)")) == 1
+
+
+def together(files: dict[str, str], *lines: str) -> int:
+    """How many requests (chunks' with their context, or flow requests) show every line."""
+    audit = plan(files)
+    return sum(all(line in audit.messages(c, files.get)[1]["content"] for line in lines) for c in audit.chunks)
+
+
+def test_the_request_accessors_of_other_frameworks_start_flows() -> None:
+    """Tornado's `self.get_query_argument`, Flask's `request.args` (a name too common to mean input alone, so only
+    as the request's attribute): the input and the sink it reaches through a function-local import meet in a request;
+    `args` alone (everyone's `*args`) is no input, and they do not."""
+    sink = "return Template('<h1>%s</h1>' % title).substitute(code=code)"
+    render = "def render_page(code, title):\n    from string import Template\n    " + sink + "\n"
+    tornado = {
+        "web/handler.py": padding(1) + "class Handler:\n    def write_error(self, code):\n"
+        "        title = self.get_query_argument('title', '')\n        from pages.render import render_page\n"
+        "        self.finish(render_page(code, title))\n",
+        "pages/render.py": padding(2) + render,
+        "other/more.py": padding(3),
+    }
+    assert together(tornado, "title = self.get_query_argument('title', '')", sink) >= 1
+    flask = {**tornado, "web/handler.py": "from flask import request\n\n\n" + padding(1)
+             + "def page(code):\n    title = request.args.get('title', '')\n"
+             "    from pages.render import render_page\n    return render_page(code, title)\n"}
+    assert together(flask, "title = request.args.get('title', '')", sink) >= 1
+    plain = {**flask, "web/handler.py": flask["web/handler.py"].replace("request.args.get('title', '')", "args[0]")}
+    assert together(plain, "title = args[0]", sink) == 0
