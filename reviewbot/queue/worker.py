@@ -49,6 +49,7 @@ def make_worker(settings: Settings, redis_url: str, jobs: WorkerJobs, *, burst: 
         burst=burst,
         poll_delay=0.2,
         handle_signals=handle_signals,
+        lease_s=settings.job_lease,
         job_serializer=functions.serialize,
         job_deserializer=functions.deserialize,
     )

@@ -67,6 +67,13 @@ class Settings:
         "REVIEWBOT_JOB_TIMEOUT", p.number, 900.0,
         "A review's time limit: reviewbot stops it a little before (10%, 1 to 30 s) and says so in the check run; "
         "a killed worker's job runs again this + 10 s after it started.")
+    job_lease: float = env(
+        "REVIEWBOT_JOB_LEASE", p.number, 15.0,
+        "Seconds a running job's claim lasts unless its worker renews it (every third of this): a killed worker's "
+        "job runs again this long after the kill; a worker stalled longer loses the job to another.")
+    retry_delay: float = env("REVIEWBOT_RETRY_DELAY", p.number, 10.0,
+                             "Seconds before a failed job's first retry; each next one waits twice as long (at "
+                             "most 300 s), all ±20%.")
     max_jobs: int = env("REVIEWBOT_MAX_JOBS", p.count, 50, "Concurrent jobs per worker process.")
     installation_concurrency: int = env("REVIEWBOT_INSTALLATION_CONCURRENCY", p.count, 4,
                                         "Running reviews per installation, across all workers.")

@@ -45,7 +45,7 @@ async def audit_upload_status(ctx: dict[str, Any], audit_id: str) -> dict[str, A
         except SarifRejected as exc:
             publication = dataclasses.replace(publication, status="failed", errors=list(exc.errors) or [str(exc)])
         except RetryableError as exc:
-            await retries.retry_later(redis, poll_job_id(audit_id), exc)
+            await retries.retry_later(redis, poll_job_id(audit_id), exc, first_s=deps.settings.retry_delay)
             publication = dataclasses.replace(publication, status="failed", errors=[f"status unknown: {exc}"])
         except PermanentError as exc:
             publication = dataclasses.replace(publication, status="failed", errors=[str(exc)])
