@@ -70,7 +70,8 @@ class Settings:
     job_lease: float = env(
         "REVIEWBOT_JOB_LEASE", p.number, 15.0,
         "Seconds a running job's claim lasts unless its worker renews it (every third of this): a killed worker's "
-        "job runs again this long after the kill; a worker stalled longer loses the job to another.")
+        "job runs again this long after the kill (a GitHub write it had begun holds others' back 7/3 as long); a "
+        "worker stalled longer loses the job to another.")
     retry_delay: float = env("REVIEWBOT_RETRY_DELAY", p.number, 10.0,
                              "Seconds before a failed job's first retry; each next one waits twice as long (at "
                              "most 300 s), all ±20%.")
