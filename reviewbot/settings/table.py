@@ -83,6 +83,9 @@ class Settings:
     audit_push_delay: float = env("REVIEWBOT_AUDIT_PUSH_DELAY", p.number, 600.0,
                                   "Seconds from a push to the default branch to the audit it starts (`audit: "
                                   "{on_push: true}`); further pushes in that time add nothing to it.")
+    sarif_poll: float = env("REVIEWBOT_SARIF_POLL", p.number, 5.0,
+                            "Seconds before the first look at whether GitHub processed an audit's SARIF upload; "
+                            "the next looks wait 2, 4, 6, then 12 times as long.")
     shutdown_grace: float = env("REVIEWBOT_SHUTDOWN_GRACE", p.number, 60.0,
                                 "Seconds a stopping worker lets running reviews finish.")
     app_slug: str | None = env("REVIEWBOT_APP_SLUG", p.slug, None, "The name comments mention (`@slug review`).",
