@@ -66,7 +66,7 @@ class Settings:
     job_timeout: float = env(
         "REVIEWBOT_JOB_TIMEOUT", p.number, 900.0,
         "A review's time limit: reviewbot stops it a little before (10%, 1 to 30 s) and says so in the check run; "
-        "a killed worker's job runs again this + 10 s after it started.")
+        "a killed worker's job runs again after REVIEWBOT_JOB_LEASE, not this.")
     job_lease: float = env(
         "REVIEWBOT_JOB_LEASE", p.number, 15.0,
         "Seconds a running job's claim lasts unless its worker renews it (every third of this): a killed worker's "
