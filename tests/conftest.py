@@ -61,6 +61,9 @@ def env(fake_github: FakeGitHub, fake_model: FakeModel, app_keypair: tuple[bytes
         "CLOUDFLARE_API_TOKEN": MODEL_TOKEN,
         "REVIEWBOT_JOB_TIMEOUT": "60",
         "REVIEWBOT_MODEL_BACKOFF": "0.05",
+        # A failed job's retry waits 10 s, then 20 s, … by default; here the same steps in fractions of a second.
+        "REVIEWBOT_RETRY_DELAY": "0.2",
+        "REVIEWBOT_SARIF_POLL": "0.1",  # GitHub's processing of an audit's SARIF upload, looked at after 5 s by default
         "REVIEWBOT_ASYNC_POLL": "0.2",
         # GitHub wants writes a second apart (the default); test_app_limits checks that, the rest go faster.
         "REVIEWBOT_WRITE_INTERVAL": "0.05",

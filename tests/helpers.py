@@ -20,6 +20,9 @@ from tests.conftest import INSTALLATION, REPO, WEBHOOK_SECRET
 from tests.fakes.github import FakeGitHub
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# An in-process worker looks at the queue every 20 ms (the service: 200 ms): a job deferred for a fraction of a
+# second, as the tests' short retry delays defer them, runs again without waiting out a poll.
+TEST_POLL_S = 0.02
 
 BASE_CALC = "def total(items):\n    return sum(i.price for i in items)\n\n\ndef count(items):\n    return len(items)\n"
 HEAD_CALC = ("def total(items):\n    result = 0\n    for i in items:\n        result += i.price\n"
@@ -84,7 +87,7 @@ def bug_finding(**overrides: Any) -> dict[str, Any]:
 
 async def run_worker_until_idle(settings: Settings, redis_url: str) -> None:
     """Run a real arq worker in burst mode: it processes every queued job, then returns."""
-    worker = service_worker(settings, redis_url, burst=True, handle_signals=False)
+    worker = service_worker(settings, redis_url, burst=True, handle_signals=False, poll_delay=TEST_POLL_S)
     try:
         await worker.async_run()
     finally:
@@ -95,7 +98,7 @@ async def run_worker_until_idle(settings: Settings, redis_url: str) -> None:
 async def background_worker(settings: Settings, redis_url: str,
                             ctx: dict[str, Any] | None = None) -> AsyncIterator[Worker]:
     """A real arq worker running in this event loop while the test sends webhooks (`ctx`: prebuilt deps)."""
-    worker = service_worker(settings, redis_url, handle_signals=False, ctx=ctx)
+    worker = service_worker(settings, redis_url, handle_signals=False, ctx=ctx, poll_delay=TEST_POLL_S)
     task = asyncio.create_task(worker.async_run())
     try:
         yield worker

@@ -22,6 +22,13 @@ RESERVE = 5  # requests left untouched so concurrent jobs stop before GitHub ans
 # How long a crashed writer can hold the shared write slot: a little more than one request's 30 s timeout, so a
 # live writer keeps it, and short enough that a killed worker's job, taken up again, completes within a minute.
 MAX_WRITE_S = 35.0
+DEFAULT_JOB_LEASE_S = 15.0  # REVIEWBOT_JOB_LEASE's default, which MAX_WRITE_S goes with
+
+
+def write_hold_s(job_lease_s: float) -> float:
+    """The write slot's crash hold for a worker whose jobs hold `job_lease_s` leases: MAX_WRITE_S at the default
+    lease, in proportion otherwise, so that a killed worker's job still completes soon after its lease lapses."""
+    return MAX_WRITE_S * job_lease_s / DEFAULT_JOB_LEASE_S
 
 
 @dataclass
@@ -39,8 +46,10 @@ class RateLimits:
     """
 
     def __init__(self, *, redis: Redis | None = None, write_interval: float = 1.0, max_wait: float = 30.0,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, max_write_s: float = MAX_WRITE_S) -> None:
+        """`max_write_s`: how long a writer that died mid-write keeps other processes' writes waiting."""
         self.redis = redis
+        self.max_write_s = max_write_s
         self.write_interval = write_interval
         self.max_wait = max_wait
         self._sleep = sleep
@@ -111,7 +120,7 @@ class RateLimits:
             return None
         name, token = github_write_key(key), secrets.token_hex(8)
         try:
-            while not await self.redis.set(name, token, nx=True, px=int(MAX_WRITE_S * 1000)):
+            while not await self.redis.set(name, token, nx=True, px=int(self.max_write_s * 1000)):
                 left_ms = await self.redis.pttl(name)
                 await self._sleep(min(max(left_ms, 10) / 1000, self.write_interval))
         except RedisError as exc:

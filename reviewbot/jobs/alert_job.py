@@ -46,7 +46,7 @@ async def learn_from_alert(ctx: dict[str, Any], installation_id: int, repo: str,
     port = deps.installation_port(alert.installation_id)
     try:
         return await retries.settled(ctx["redis"], job_id, "alert dismissal", fields,
-                                     _dismissed(port, store, alert))
+                                     _dismissed(port, store, alert), first_s=deps.settings.retry_delay)
     finally:
         port.close()
 

@@ -9,7 +9,7 @@ import httpx
 
 from reviewbot.app.auth import InstallationTokens
 from reviewbot.app.credentials import InstallationCredentials
-from reviewbot.app.limits import RateLimits
+from reviewbot.app.limits import RateLimits, write_hold_s
 from reviewbot.app.port import GitHubPort
 from reviewbot.inference.allowance import Gate
 from reviewbot.inference.budget import DailyBudget, Limits
@@ -71,7 +71,8 @@ def build_deps(settings: Settings, redis: Any, transport: httpx.AsyncBaseTranspo
     bucket = RequestBucket(redis, settings.chat_base_url, settings.model_rpm)
     tokens = InstallationTokens(settings.github_app_id, settings.github_private_key, settings.github_api_url,
                                 redis=redis, client_id=settings.github_client_id)
-    limits = RateLimits(redis=redis, max_wait=settings.rate_limit_wait, write_interval=settings.write_interval)
+    limits = RateLimits(redis=redis, max_wait=settings.rate_limit_wait, write_interval=settings.write_interval,
+                        max_write_s=write_hold_s(settings.job_lease))
     slots = InstallationSlots(redis, settings.installation_concurrency, lease_s=settings.job_timeout + 60)
     budget = DailyBudget(redis, Limits(settings.daily_budget_usd, settings.daily_budget_tokens),
                          Limits(settings.repo_daily_budget_usd, settings.repo_daily_budget_tokens),

@@ -30,7 +30,7 @@ from reviewbot.jobs.suite_job import rerun_suite
 from reviewbot.jobs.thread_answers.conversation_job import answer_thread
 from reviewbot.queue import functions as names
 from reviewbot.queue.observed import observed
-from reviewbot.queue.worker import WorkerJobs, make_worker
+from reviewbot.queue.worker import POLL_DELAY_S, WorkerJobs, make_worker
 from reviewbot.settings import Settings
 from reviewbot.settings.catalogue import model_warnings
 
@@ -92,6 +92,7 @@ def worker_jobs() -> WorkerJobs:
 
 
 def service_worker(settings: Settings, redis_url: str, *, burst: bool = False, handle_signals: bool = True,
-                   ctx: dict[str, Any] | None = None) -> Worker:
+                   ctx: dict[str, Any] | None = None, poll_delay: float = POLL_DELAY_S) -> Worker:
     """The service's worker: every job above, on the queue's worker (`ctx` may carry prebuilt deps)."""
-    return make_worker(settings, redis_url, worker_jobs(), burst=burst, handle_signals=handle_signals, ctx=ctx)
+    return make_worker(settings, redis_url, worker_jobs(), burst=burst, handle_signals=handle_signals, ctx=ctx,
+                       poll_delay=poll_delay)

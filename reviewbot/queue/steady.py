@@ -22,11 +22,11 @@ from reviewbot.queue.shutdown import stop_jobs
 log = logging.getLogger(__name__)
 MAX_BACKOFF_S = 5.0
 # arq marks a running job "in progress" for the job timeout + 10 s (910 s by default): a job whose worker was
-# SIGKILLed waited that long. Here the mark lasts LEASE_S and a heartbeat renews it every RENEW_S while the job
-# runs, so another worker takes up a dead worker's job at most LEASE_S after the kill; a Redis outage or a blocked
-# event loop shorter than LEASE_S - RENEW_S does not let a live job be taken over.
+# SIGKILLed waited that long. Here the mark lasts `lease_s` (REVIEWBOT_JOB_LEASE, 15 s by default) and a heartbeat
+# renews it every third of that while the job runs, so another worker takes up a dead worker's job at most `lease_s`
+# after the kill; a Redis outage or a blocked event loop shorter than two thirds of it does not let a live job be
+# taken over.
 LEASE_S = 15.0
-RENEW_S = 5.0
 # A lease is renewed only while it still holds this worker's token: a lapsed lease that another worker claimed
 # stays theirs, and the first run learns it lost the job (its fencing checks stop it before paying or posting).
 RENEW = """
@@ -44,6 +44,11 @@ class SteadyWorker(Worker):
     _redis_down_since: float | None = None
     _heartbeat: asyncio.Task[None] | None = None
     _leases: dict[str, Lease] | None = None
+
+    def __init__(self, *args: Any, lease_s: float = LEASE_S, **kwargs: Any) -> None:
+        """arq's Worker; `lease_s`: how long a running job's claim lasts without a renewal."""
+        super().__init__(*args, **kwargs)
+        self.lease_s = lease_s
 
     async def _poll_iteration(self) -> None:
         try:
@@ -85,12 +90,12 @@ class SteadyWorker(Worker):
             if ongoing or not score or score > timestamp_ms():
                 return False
             pipe.multi()  # type: ignore[no-untyped-call]
-            pipe.psetex(in_progress_key, int(LEASE_S * 1000), token)  # a lease, renewed by _renew_leases
+            pipe.psetex(in_progress_key, int(self.lease_s * 1000), token)  # a lease, renewed by _renew_leases
             try:
                 await pipe.execute()
             except (ResponseError, WatchError):
                 return False  # another worker took it in the meantime
-        lease = Lease(self.pool, in_progress_key, token, claimed_at + LEASE_S)
+        lease = Lease(self.pool, in_progress_key, token, claimed_at + self.lease_s)
         leases = self._leases = self._leases if self._leases is not None else {}
         leases[job_id] = lease
         task = self.loop.create_task(self.run_job(job_id, int(score)), context=context_under(lease))
@@ -107,7 +112,7 @@ class SteadyWorker(Worker):
     async def _renew_leases(self) -> None:
         """While jobs run here, extend their in-progress marks; ends when none is left (the next claim restarts it)."""
         while self._running():
-            await asyncio.sleep(RENEW_S)
+            await asyncio.sleep(self.lease_s / 3)
             running = self._running()
             if not running:
                 return
@@ -116,14 +121,14 @@ class SteadyWorker(Worker):
             try:
                 async with self.pool.pipeline(transaction=False) as pipe:
                     for _, lease in leases:
-                        pipe.eval(RENEW, 1, lease.key, lease.token.decode(), str(int(LEASE_S * 1000)))
+                        pipe.eval(RENEW, 1, lease.key, lease.token.decode(), str(int(self.lease_s * 1000)))
                     renewed = await pipe.execute()
             except (RedisError, OSError) as exc:  # the next beat tries again; the lease outlives a short outage
                 log.warning("could not renew the leases of running jobs", extra={"error": type(exc).__name__})
                 continue
             for (_, lease), ok in zip(leases, renewed, strict=True):
                 if ok:
-                    lease.valid_until = asked + LEASE_S
+                    lease.valid_until = asked + self.lease_s
                 else:
                     lease.lost = True
             if lapsed := [job_id for (job_id, _), ok in zip(leases, renewed, strict=True) if not ok]:

@@ -16,6 +16,8 @@ from reviewbot.queue import functions
 from reviewbot.queue.steady import SteadyWorker
 from reviewbot.settings import Settings
 
+POLL_DELAY_S = 0.2  # how often an idle worker looks for due jobs (arq's default is 0.5 s)
+
 
 @dataclass(frozen=True)
 class WorkerJobs:
@@ -32,8 +34,10 @@ def redis_settings(url: str) -> RedisSettings:
 
 
 def make_worker(settings: Settings, redis_url: str, jobs: WorkerJobs, *, burst: bool = False,
-                handle_signals: bool = True, ctx: dict[str, Any] | None = None) -> Worker:
-    """An arq Worker with JSON job payloads; `ctx` may carry prebuilt deps (tests, embedded mode)."""
+                handle_signals: bool = True, ctx: dict[str, Any] | None = None,
+                poll_delay: float = POLL_DELAY_S) -> Worker:
+    """An arq Worker with JSON job payloads; `ctx` may carry prebuilt deps (tests, embedded mode); `poll_delay`:
+    seconds between an idle worker's looks at the queue."""
     return SteadyWorker(
         functions=list(jobs.functions),
         cron_jobs=list(jobs.cron_jobs),
@@ -47,8 +51,9 @@ def make_worker(settings: Settings, redis_url: str, jobs: WorkerJobs, *, burst: 
         job_completion_wait=int(settings.shutdown_grace),
         allow_abort_jobs=True,
         burst=burst,
-        poll_delay=0.2,
+        poll_delay=poll_delay,
         handle_signals=handle_signals,
+        lease_s=settings.job_lease,
         job_serializer=functions.serialize,
         job_deserializer=functions.deserialize,
     )

@@ -66,7 +66,15 @@ class Settings:
     job_timeout: float = env(
         "REVIEWBOT_JOB_TIMEOUT", p.number, 900.0,
         "A review's time limit: reviewbot stops it a little before (10%, 1 to 30 s) and says so in the check run; "
-        "a killed worker's job runs again this + 10 s after it started.")
+        "a killed worker's job runs again after REVIEWBOT_JOB_LEASE, not this.")
+    job_lease: float = env(
+        "REVIEWBOT_JOB_LEASE", p.number, 15.0,
+        "Seconds a running job's claim lasts unless its worker renews it (every third of this): a killed worker's "
+        "job runs again this long after the kill (a GitHub write it had begun holds others' back 7/3 as long); a "
+        "worker stalled longer loses the job to another.")
+    retry_delay: float = env("REVIEWBOT_RETRY_DELAY", p.number, 10.0,
+                             "Seconds before a failed job's first retry; each next one waits twice as long (at "
+                             "most 300 s), all ±20%.")
     max_jobs: int = env("REVIEWBOT_MAX_JOBS", p.count, 50, "Concurrent jobs per worker process.")
     installation_concurrency: int = env("REVIEWBOT_INSTALLATION_CONCURRENCY", p.count, 4,
                                         "Running reviews per installation, across all workers.")
@@ -75,6 +83,9 @@ class Settings:
     audit_push_delay: float = env("REVIEWBOT_AUDIT_PUSH_DELAY", p.number, 600.0,
                                   "Seconds from a push to the default branch to the audit it starts (`audit: "
                                   "{on_push: true}`); further pushes in that time add nothing to it.")
+    sarif_poll: float = env("REVIEWBOT_SARIF_POLL", p.number, 5.0,
+                            "Seconds before the first look at whether GitHub processed an audit's SARIF upload; "
+                            "the next looks wait 2, 4, 6, then 12 times as long.")
     shutdown_grace: float = env("REVIEWBOT_SHUTDOWN_GRACE", p.number, 60.0,
                                 "Seconds a stopping worker lets running reviews finish.")
     app_slug: str | None = env("REVIEWBOT_APP_SLUG", p.slug, None, "The name comments mention (`@slug review`).",

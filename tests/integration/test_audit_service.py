@@ -246,7 +246,8 @@ def test_two_worker_processes_finish_an_audit_asked_from_the_cli_though_one_is_k
     fake_github.set_branch(REPO, "main", files | {"app/db.py": DB})
     fake_model.default = answering(every_chunk_reports_the_injection)
     fake_model.async_polls_before_done = 3  # each request waits in the provider's queue for a few polls
-    env = env | {"REVIEWBOT_AUDIT_CHUNK_TOKENS": "20", "REVIEWBOT_JOB_TIMEOUT": "900"}
+    # A third of the default lease: the killed worker's chunks are taken over 5 s after the kill, not 15 s.
+    env = env | {"REVIEWBOT_AUDIT_CHUNK_TOKENS": "20", "REVIEWBOT_JOB_TIMEOUT": "900", "REVIEWBOT_JOB_LEASE": "5"}
     asked = run_cli(["audit", "--repo", REPO], env, tmp_path)
     assert asked.returncode == 0 and "queued" in asked.stdout, asked.stderr
 

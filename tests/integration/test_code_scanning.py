@@ -30,7 +30,7 @@ async def _processed(port: GitHubPort, published: Published) -> None:
     assert published.where == "code-scanning" and published.sarif_id
     for attempt in range(5):
         try:
-            status = await check_processed(port, REPO, published.sarif_id, attempt)
+            status = await check_processed(port, REPO, published.sarif_id, attempt, first_s=5.0)
         except Waiting as waiting:
             assert waiting.retry_after and waiting.retry_after >= 5
             continue
@@ -132,7 +132,7 @@ async def test_uploads_github_would_refuse_are_reported(port: GitHubPort, fake_g
     with pytest.raises(SarifRejected) as failed:
         for attempt in range(3):
             try:
-                await check_processed(port, REPO, sarif_id, attempt)
+                await check_processed(port, REPO, sarif_id, attempt, first_s=5.0)
             except Waiting:
                 continue
     assert any("partialFingerprints" in e for e in failed.value.errors)

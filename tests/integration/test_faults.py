@@ -40,8 +40,9 @@ def completed_runs(github: FakeGitHub) -> list[dict[str, Any]]:
 def test_a_killed_worker_s_review_is_taken_up_by_another_worker_within_a_minute_and_lands_once(
         moment: str, env: dict[str, str], web: httpx.Client, fake_github: FakeGitHub, fake_model: FakeModel,
         tmp_path: Path) -> None:
-    # The default job timeout: recovery waits for the job's short in-progress lease to lapse, not for the timeout.
-    env = env | {"REVIEWBOT_JOB_TIMEOUT": "900", "REVIEWBOT_WRITE_INTERVAL": "0.5"}
+    # The default job timeout: recovery waits for the job's short in-progress lease to lapse, not for the timeout
+    # (a third of the default lease: the live first worker renews it every 1.7 s, loaded machine or not).
+    env = env | {"REVIEWBOT_JOB_TIMEOUT": "900", "REVIEWBOT_WRITE_INTERVAL": "0.5", "REVIEWBOT_JOB_LEASE": "5"}
     pull = open_pull(fake_github)
     if moment == "during the model call":
         fake_model.script_delay(30)  # the first worker dies while this answer is still on its way

@@ -28,9 +28,10 @@ from tests.processes import wait_for, worker
 def test_a_worker_that_lost_its_lease_neither_pays_nor_posts_again(
         env: dict[str, str], web: httpx.Client, fake_github: FakeGitHub, fake_model: FakeModel,
         tmp_path: Path) -> None:
-    env = env | {"REVIEWBOT_JOB_TIMEOUT": "900", "REVIEWBOT_WRITE_INTERVAL": "0.5"}
+    lease_s = 5  # a third of the default: the frozen worker's lease lapses sooner, nothing else changes
+    env = env | {"REVIEWBOT_JOB_TIMEOUT": "900", "REVIEWBOT_WRITE_INTERVAL": "0.5", "REVIEWBOT_JOB_LEASE": str(lease_s)}
     pull = open_pull(fake_github)
-    fake_model.script_delay(25)  # the first worker's answer arrives after its lease has lapsed
+    fake_model.script_delay(lease_s + 3)  # the first worker's answer arrives after its lease has lapsed
     fake_model.script_reply(findings_json([bug_finding()]))
     fake_model.script_reply(findings_json([bug_finding()]))
     assert deliver(web, "pull_request", payload("pull_request.opened", pull)).status_code == 202

@@ -17,8 +17,10 @@ log = logging.getLogger(__name__)
 # retried before this point) is the installation lacking `security_events` or an archived repository.
 NO_ADVANCED_SECURITY = "must be enabled for this repository to use code scanning"
 MAX_ALERTS = 1000  # a review reads at most this many of its tool's open alerts (ten pages)
-POLL_SECONDS = (5.0, 10.0, 20.0, 30.0, 60.0)  # GitHub usually processes an upload within a minute
-MAX_POLLS = 40  # about half an hour of pending before the upload is reported as stuck
+# The waits between looks, in multiples of the first (REVIEWBOT_SARIF_POLL, 5 s by default: 5, 10, 20, 30, 60 s);
+# GitHub usually processes an upload within a minute.
+POLL_STEPS = (1, 2, 4, 6, 12)
+MAX_POLLS = 40  # about half an hour of pending (at the default) before the upload is reported as stuck
 
 
 @dataclass(frozen=True)
@@ -133,10 +135,11 @@ def _alert(item: Any) -> Alert | None:
                  html_url=str(item.get("html_url") or ""))
 
 
-async def check_processed(port: CodeScanning, repo: str, sarif_id: str, attempt: int) -> SarifStatus:
+async def check_processed(port: CodeScanning, repo: str, sarif_id: str, attempt: int, *,
+                          first_s: float) -> SarifStatus:
     """One look at an upload, for a job that polls by deferring itself: the status once complete; SarifRejected
-    with GitHub's errors once failed; `Waiting` (retry_after grows with `attempt`) while pending, so the job
-    frees its worker slot; a permanent error after MAX_POLLS looks."""
+    with GitHub's errors once failed; `Waiting` (retry_after grows from `first_s` with `attempt`) while pending,
+    so the job frees its worker slot; a permanent error after MAX_POLLS looks."""
     status = await port.sarif_status(repo, sarif_id)
     if status.processing_status == "failed":
         raise SarifRejected(f"GitHub could not process the SARIF upload {sarif_id}: " +
@@ -147,6 +150,6 @@ async def check_processed(port: CodeScanning, repo: str, sarif_id: str, attempt:
         raise SarifRejected(f"the SARIF upload {sarif_id} was still {status.processing_status} after "
                             f"{attempt} checks")
     raise Waiting(f"the SARIF upload {sarif_id} is {status.processing_status}",
-                  retry_after=POLL_SECONDS[min(attempt, len(POLL_SECONDS) - 1)])
+                  retry_after=first_s * POLL_STEPS[min(attempt, len(POLL_STEPS) - 1)])
 
 

@@ -94,7 +94,8 @@ async def _audit(deps: Deps, redis: Any, store: AuditStore, record: AuditRecord,
     except Waiting as exc:  # in the provider's queue (or our rate limit): come back without holding a slot
         raise Retry(defer=exc.retry_after or 10.0) from exc
     except RetryableError as exc:
-        await retries.retry_later(redis, job_id, exc)  # raises Retry while the chunk has tries left
+        # raises Retry while the chunk has tries left
+        await retries.retry_later(redis, job_id, exc, first_s=deps.settings.retry_delay)
         return await _settle(deps, redis, store, record, index, failed=f"failed {retries.MAX_ATTEMPTS} times: {exc}")
     except PermanentError as exc:
         return await _settle(deps, redis, store, record, index, failed=str(exc))

@@ -96,7 +96,7 @@ async def _finish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, r
     except Waiting as exc:
         raise Retry(defer=exc.retry_after or 10.0) from exc
     except RetryableError as exc:
-        await retries.retry_later(redis, job_id, exc)
+        await retries.retry_later(redis, job_id, exc, first_s=deps.settings.retry_delay)
         verified = _unverified(found)  # out of tries: the candidates stand, labelled
     except PermanentError:
         verified = _unverified(found)
@@ -148,7 +148,7 @@ async def _publish(deps: Deps, redis: Any, port: GitHubPort, store: AuditStore, 
         return await publish(port, store, record, read=snapshot.read, bot_login=f"{slug}[bot]" if slug else "",
                              key=deps.settings.marker_key(), learnings=learnings)
     except RetryableError as exc:
-        await retries.retry_later(redis, finish_job_id(record.id), exc)
+        await retries.retry_later(redis, finish_job_id(record.id), exc, first_s=deps.settings.retry_delay)
         failure = str(exc)
     except PermanentError as exc:
         failure = str(exc)

@@ -87,7 +87,7 @@ async def _plan_audit(deps: Deps, redis: Any, store: AuditStore, audit_id: str, 
                 record = await _plan(deps, port, store, audit_id, installation_id, repo, branch, paths, full,
                                      trigger, number)
             except RetryableError as exc:  # GitHub or the budget's holds: the next try plans (the lock is ours)
-                await retries.retry_later(redis, plan_job_id(audit_id), exc)
+                await retries.retry_later(redis, plan_job_id(audit_id), exc, first_s=deps.settings.retry_delay)
                 return await _refused(port, store, repo, branch, audit_id, number, f"{exc} (after several tries)")
             except PermanentError as exc:
                 return await _refused(port, store, repo, branch, audit_id, number, str(exc))

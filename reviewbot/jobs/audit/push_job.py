@@ -47,7 +47,8 @@ async def audit_after_push(ctx: dict[str, Any], installation_id: int, repo: str,
     port = deps.installation_port(installation_id)
     try:
         return await retries.settled(redis, job_id, "push audit", {"repo": repo},
-                                     _start(port, redis, installation_id, repo, branch))
+                                     _start(port, redis, installation_id, repo, branch),
+                                     first_s=deps.settings.retry_delay)
     finally:
         port.close()
 

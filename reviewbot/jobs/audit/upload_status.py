@@ -39,13 +39,13 @@ async def audit_upload_status(ctx: dict[str, Any], audit_id: str) -> dict[str, A
     try:
         try:
             status = await check_processed(port, record.repo, str(publication.sarif_id),
-                                           int(ctx.get("job_try") or 1) - 1)
+                                           int(ctx.get("job_try") or 1) - 1, first_s=deps.settings.sarif_poll)
         except Waiting as exc:
             raise Retry(defer=exc.retry_after or 10.0) from exc
         except SarifRejected as exc:
             publication = dataclasses.replace(publication, status="failed", errors=list(exc.errors) or [str(exc)])
         except RetryableError as exc:
-            await retries.retry_later(redis, poll_job_id(audit_id), exc)
+            await retries.retry_later(redis, poll_job_id(audit_id), exc, first_s=deps.settings.retry_delay)
             publication = dataclasses.replace(publication, status="failed", errors=[f"status unknown: {exc}"])
         except PermanentError as exc:
             publication = dataclasses.replace(publication, status="failed", errors=[str(exc)])

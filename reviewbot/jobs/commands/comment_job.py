@@ -35,7 +35,8 @@ async def handle_command(ctx: dict[str, Any], installation_id: int, repo: str, n
     try:
         return await retries.settled(redis, job_id, "command", {"repo": repo, "pr": number},
                                      _heard(port, redis, installation_id, repo, number, comment_id, author, trusted,
-                                            verb, name, job_id, args or [], pull, deps.settings.marker_key()))
+                                            verb, name, job_id, args or [], pull, deps.settings.marker_key()),
+                                     first_s=deps.settings.retry_delay)
     finally:
         port.close()
 

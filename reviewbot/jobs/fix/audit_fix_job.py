@@ -53,7 +53,8 @@ async def fix_audit_findings(ctx: dict[str, Any], installation_id: int, repo: st
         scope.charge = functools.partial(deps.budget.charge, installation_id, repo, job_id)
     try:
         return await retries.settled(redis, job_id, "audit fix", {"repo": repo, "pr": asked_in},
-                                     _fix(deps, port, redis, repo, audit_id, selectors, asked_in, job_id))
+                                     _fix(deps, port, redis, repo, audit_id, selectors, asked_in, job_id),
+                                     first_s=deps.settings.retry_delay)
     finally:
         port.close()
         with contextlib.suppress(RedisError):

@@ -88,6 +88,7 @@ async def report_fix_ci(ctx: dict[str, Any], installation_id: int, repo: str, he
             log.info("fix CI told", extra={"repo": repo, "sha": head_sha[:12], "outcome": outcome})
             return {"outcome": outcome, "checks": len(runs)}
 
-        return await retries.settled(redis, job_id, "fix CI", {"repo": repo, "sha": head_sha[:12]}, work())
+        return await retries.settled(redis, job_id, "fix CI", {"repo": repo, "sha": head_sha[:12]}, work(),
+                                     first_s=deps.settings.retry_delay)
     finally:
         port.close()

@@ -52,7 +52,7 @@ async def fix_pull_request(ctx: dict[str, Any], installation_id: int, repo: str,
         scope.charge = functools.partial(deps.budget.charge, installation_id, repo, job_id)
     try:
         return await retries.settled(redis, job_id, "fix", {"repo": repo, "pr": number},
-                                     _fix(deps, port, redis, args, job_id))
+                                     _fix(deps, port, redis, args, job_id), first_s=deps.settings.retry_delay)
     finally:
         port.close()
         with contextlib.suppress(RedisError):

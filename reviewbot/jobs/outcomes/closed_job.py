@@ -47,7 +47,7 @@ async def record_outcomes(ctx: dict[str, Any], installation_id: int, repo: str, 
         fixes = sealed_fixes(await port.pull_commit_messages(repo, number), repo, deps.settings.marker_key())
     except RetryableError as exc:  # GitHub unavailable: later, with the job queue's backoff
         log.warning("outcomes not read yet; retrying", extra={**fields, "error": str(exc)})
-        await retries.retry_later(redis, job_id, exc)
+        await retries.retry_later(redis, job_id, exc, first_s=deps.settings.retry_delay)
         return {"outcome": "failed", "reason": str(exc)}  # the findings stay undecided
     except PermanentError as exc:  # the repository or pull request is gone, or the App lost access
         log.warning("outcomes not read", extra={**fields, "error": str(exc)})

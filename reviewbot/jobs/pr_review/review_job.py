@@ -84,14 +84,15 @@ async def review_pull_request(ctx: dict[str, Any], installation_id: int, repo: s
         log.info("review waits", extra={**job, "reason": str(exc), "defer_s": exc.retry_after})
         waiting_for = "the daily budget" if isinstance(exc, BudgetBusy) else "the model"
         await check.update("queued", f"Waiting for {waiting_for}", f"The review is {exc}; it continues by itself.")
-        await retries.retry_later(redis, job_id, exc)
+        await retries.retry_later(redis, job_id, exc, first_s=deps.settings.retry_delay)
         raise AssertionError("unreachable: retry_later always raises for Waiting") from exc
     except RetryableError as exc:
         log.warning("review failed, may be retried", extra={**job, "error": str(exc)})
         if isinstance(exc, ModelBusy):  # a model without an asynchronous queue: deferred, and the user told why
             await check.update("queued", "Waiting for the model", "The model provider is busy (out of capacity); "
                                "the review tries again by itself shortly.")
-        await retries.retry_later(redis, job_id, exc)  # raises Retry unless the budget is spent
+        # raises Retry unless the budget is spent
+        await retries.retry_later(redis, job_id, exc, first_s=deps.settings.retry_delay)
         await check.fail(f"The review gave up after {retries.MAX_ATTEMPTS} attempts: {exc}")
         await RedisMemo(redis, job_id).clear()  # a later Re-run asks the model afresh
         return {"outcome": "failed", "reason": str(exc)}

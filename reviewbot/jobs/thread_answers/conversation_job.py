@@ -46,7 +46,7 @@ async def answer_thread(ctx: dict[str, Any], installation_id: int, repo: str, nu
         return await retries.settled(redis, job_id, "thread answer", {"repo": repo, "pr": number},
                                      _reply(deps, port, redis, installation_id, repo, number, comment_id, root_id,
                                             author, trusted, mentioned, command if command in VERBS else "", reason,
-                                            job_id))
+                                            job_id), first_s=deps.settings.retry_delay)
     finally:
         port.close()
 
