@@ -69,7 +69,7 @@ def numbered(path: str, text: str, elided: Ranges = ()) -> str:
     lines = text[:MAX_FILE_CHARS].split("\n")
     shown, at = [], 1
     for start, end in [*elided, (len(lines) + 1, len(lines) + 1)]:
-        shown += [f"{n} {line}" for n, line in enumerate(lines[at - 1:start - 1], at) if line.strip()]
+        shown += [f"{n} {line}" for n, line in enumerate(lines[at - 1:start - 1], at) if line and not line.isspace()]
         if start <= len(lines):
             shown.append(marker(start, min(end, len(lines))))
         at = max(at, end + 1)

@@ -43,8 +43,10 @@ def render_block(block: Block, lines: list[str]) -> str:
     """A block as the request shows it: the file's own line numbers (as the chunk's files are numbered), blank
     lines left out; `ranges` None shows the whole file."""
     ranges = block.ranges if block.ranges is not None else ((1, len(lines)),)
-    shown = [f"{n} {lines[n - 1]}" for a, b in ranges for n in range(a, min(b, len(lines)) + 1)
-             if lines[n - 1].strip()]
+    # `line and not line.isspace()` is `line.strip()` without a copy of each line
+    shown = [f"{n} {line}" for a, b in ranges
+             for n, line in enumerate(lines[max(a, 1) - 1:min(b, len(lines))], max(a, 1))
+             if line and not line.isspace()]
     where = "whole" if block.ranges is None else f"of {len(lines)} lines"
     body = "\n".join(shown).replace("```", FENCE_BREAK)
     return f"### {block.path} ({where}; {block.reason})\n```\n{body}\n```"

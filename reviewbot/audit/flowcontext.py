@@ -15,6 +15,7 @@ from reviewbot.audit.contextblock import Block
 from reviewbot.audit.evidence import Callers, first_use, note_text
 from reviewbot.audit.factcache import FactCache, known_definitions
 from reviewbot.audit.flowcalls import Callee, Defs, Locate, callees, innermost
+from reviewbot.audit.gcpause import fewer_collections
 from reviewbot.audit.pyfactcache import PythonFacts
 from reviewbot.review.context.excerpts import plan_ranges, render_block
 from reviewbot.review.context.index import RepoIndex
@@ -84,6 +85,11 @@ def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers], store: In
 
 
 def plan_flow(finding: Finding, source: FlowSource, budget: int = FLOW_TOKENS) -> Flow:
+    with fewer_collections():  # the first one indexes the tree and may parse modules: CPU-bound
+        return _plan_flow(finding, source, budget)
+
+
+def _plan_flow(finding: Finding, source: FlowSource, budget: int) -> Flow:
     text = source.read(finding.path)
     function = innermost(source.definitions(finding.path), finding.line) if text is not None else None
     called = callees(finding.path, text or "", function, source.definitions, source.read, source.locate,
