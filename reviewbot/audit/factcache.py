@@ -10,7 +10,8 @@ from typing import Protocol
 
 from reviewbot.audit.elision import Ranges, elided_lines
 from reviewbot.audit.pyfacts import PyModule
-from reviewbot.review.context.index import IDENT, MAX_INDEXED_FILE_CHARS
+from reviewbot.review.context.identifiers import identifiers
+from reviewbot.review.context.index import MAX_INDEXED_FILE_CHARS
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.store import git_blob_id
 from reviewbot.review.context.symbols import Definition, Parsed
@@ -99,8 +100,8 @@ def parse_facts(path: str, text: str, definitions: Parse) -> FileFacts:
         return FileFacts((), frozenset())
     found = definitions(path, text)
     if isinstance(found, Parsed):  # the parse made a syntax tree: elision reads it instead of parsing again
-        return FileFacts(found.definitions, frozenset(IDENT.findall(text)), elided_lines(path, text, found.tree))
-    return FileFacts(tuple(found), frozenset(IDENT.findall(text)), elided_lines(path, text))
+        return FileFacts(found.definitions, frozenset(identifiers(text)), elided_lines(path, text, found.tree))
+    return FileFacts(tuple(found), frozenset(identifiers(text)), elided_lines(path, text))
 
 
 def file_facts(texts: Mapping[str, str], definitions: Parse,
