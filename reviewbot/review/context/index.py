@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from reviewbot.review.context.identifiers import identifiers
+from reviewbot.review.context.identifiers import Names, identifiers
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.context.store import BlobSnapshot, IndexStore
@@ -137,7 +137,7 @@ class RepoIndex:
                 self._blobs[path] = blob
                 self._paths_of[blob].append(path)
         known = store.known(self._paths_of)
-        new: list[tuple[str, set[str]]] = []
+        new: list[tuple[str, Iterable[str]]] = []
         total = 0
         unseen = [paths[0] for blob, paths in self._paths_of.items() if blob not in known]
         if len(unseen) > self.per_review:
@@ -152,7 +152,7 @@ class RepoIndex:
             if total > MAX_INDEXED_CHARS:
                 break  # the next review goes on from here
             self.unindexed -= 1
-            new.append((self._blobs[path], identifiers(text)))
+            new.append((self._blobs[path], Names.of(text)))  # stored as one string: never split into a set
             if len(new) >= INDEX_BATCH:
                 store.add_names(new)  # in batches: a first review of a large repository holds one at a time
                 new = []
