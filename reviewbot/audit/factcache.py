@@ -34,6 +34,10 @@ class FactCache(Protocol):
         """The facts known for these keys (the others are absent)."""
         ...
 
+    def get_definitions(self, keys: Sequence[Key]) -> dict[Key, tuple[Definition, ...]]:
+        """Just the definitions of `get` (a verification's index asks for nothing else)."""
+        ...
+
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         ...
 
@@ -54,6 +58,9 @@ class MemoryFacts:
 
     def get(self, keys: Sequence[Key]) -> dict[Key, FileFacts]:
         return {k: f for k in keys if (f := self.entries.get(k)) is not None}
+
+    def get_definitions(self, keys: Sequence[Key]) -> dict[Key, tuple[Definition, ...]]:
+        return {k: f.definitions for k, f in self.get(keys).items()}
 
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         self.entries.update(entries)
@@ -83,8 +90,8 @@ def known_definitions(cache: FactCache) -> Callable[[Sequence[tuple[str, str]]],
     to index has none, where the index parses it)."""
     def known(files: Sequence[tuple[str, str]]) -> dict[str, tuple[Definition, ...]]:
         keys = {path: (blob, language_for(path) or "") for path, blob in files}
-        found = cache.get(sorted(set(keys.values())))
-        return {p: f.definitions for p, k in keys.items() if (f := found.get(k)) is not None and f.definitions}
+        found = cache.get_definitions(sorted(set(keys.values())))
+        return {p: defs for p, k in keys.items() if (defs := found.get(k))}
     return known
 
 

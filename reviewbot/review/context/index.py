@@ -69,6 +69,7 @@ class RepoIndex:
         self._postings: dict[str, list[str]] | None = None
         self._tests: defaultdict[str, list[str]] | None = None
         self._definitions: dict[tuple[str, str, int], list[tuple[str, Definition]]] = {}
+        self._by_name: dict[str, dict[str, list[Definition]]] = {}  # path -> its definitions by name
         self.parses = 0
 
     def is_skipped(self, path: str) -> bool:
@@ -229,8 +230,16 @@ class RepoIndex:
             parsed = self.parsed(path)
             if parsed is None:
                 continue
-            found += [(path, d) for d in parsed.definitions if d.name == name]
+            found += [(path, d) for d in self._named(path, parsed).get(name, ())]
         return found[:limit]
+
+    def _named(self, path: str, parsed: Parsed) -> dict[str, list[Definition]]:
+        """A file's definitions by name, in the file's order (a verification asks a file about many names)."""
+        if (by_name := self._by_name.get(path)) is None:
+            by_name = self._by_name[path] = {}
+            for d in parsed.definitions:
+                by_name.setdefault(d.name, []).append(d)
+        return by_name
 
     def tests_for(self, path: str) -> list[str]:
         """Test files named after a module: test_x.py, x_test.go, x.test.ts, XTest.java, x_spec.rb..."""

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from reviewbot.audit.factcache import FileFacts, MemoryFacts, key_of
+from reviewbot.audit.factcache import FileFacts, MemoryFacts, key_of, known_definitions
 from reviewbot.audit.factstore import SqliteFacts
 from reviewbot.audit.planner import AuditPlan, parsed_definitions, plan_audit
 from reviewbot.review.context.snapshot import MemorySnapshot
@@ -120,3 +120,16 @@ def test_a_tree_of_more_files_than_one_query_holds_is_found_whole(tmp_path: Path
     entries = {(f"{n:040x}", "python"): FileFacts((), frozenset({f"name_{n}"})) for n in range(1_200)}
     SqliteFacts(tmp_path).put(entries)
     assert SqliteFacts(tmp_path).get(sorted(entries)) == entries
+
+
+def test_the_verifiers_index_reads_the_plans_definitions_alone_and_a_damaged_one_is_a_miss(tmp_path: Path) -> None:
+    files = repo()
+    plan(files, SqliteFacts(tmp_path))
+    known = known_definitions(SqliteFacts(tmp_path))
+    asked = [(path, key_of(path, text)[0]) for path, text in sorted(files.items())]
+    expected = {path: tuple(d) for path, text in files.items() if (d := parsed_definitions(path, text).definitions)}
+    assert known(asked) == expected and expected
+    blob, language = key_of("app/views.py", files["app/views.py"])
+    with sqlite3.connect(SqliteFacts(tmp_path).path) as db:
+        db.execute("UPDATE facts2 SET defs = '[[\"half a row\"' WHERE blob = ? AND language = ?", (blob, language))
+    assert known(asked) == {p: d for p, d in expected.items() if p != "app/views.py"}
