@@ -10,7 +10,7 @@ from typing import Protocol
 
 from reviewbot.audit.elision import Ranges, elided_lines
 from reviewbot.audit.pyfacts import PyModule
-from reviewbot.review.context.identifiers import identifiers
+from reviewbot.review.context.identifiers import Names, identifiers
 from reviewbot.review.context.index import MAX_INDEXED_FILE_CHARS
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.store import git_blob_id
@@ -38,6 +38,10 @@ class FactCache(Protocol):
         """Just the definitions of `get` (a verification's index asks for nothing else)."""
         ...
 
+    def get_names(self, keys: Sequence[Key]) -> dict[Key, str]:
+        """Just the identifiers of `get`, joined by spaces (the context index stores them so)."""
+        ...
+
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         ...
 
@@ -61,6 +65,9 @@ class MemoryFacts:
 
     def get_definitions(self, keys: Sequence[Key]) -> dict[Key, tuple[Definition, ...]]:
         return {k: f.definitions for k, f in self.get(keys).items()}
+
+    def get_names(self, keys: Sequence[Key]) -> dict[Key, str]:
+        return {k: " ".join(sorted(f.names)) for k, f in self.get(keys).items()}
 
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         self.entries.update(entries)
@@ -92,6 +99,16 @@ def known_definitions(cache: FactCache) -> Callable[[Sequence[tuple[str, str]]],
         keys = {path: (blob, language_for(path) or "") for path, blob in files}
         found = cache.get_definitions(sorted(set(keys.values())))
         return {p: defs for p, k in keys.items() if (defs := found.get(k))}
+    return known
+
+
+def known_names(cache: FactCache) -> Callable[[Sequence[tuple[str, str]]], dict[str, Names]]:
+    """(path, blob id) pairs -> the identifiers the cache holds for them, for the context index's first indexing of
+    a tree (a verification then tokenises only the files no plan did: the audited ones are known)."""
+    def known(files: Sequence[tuple[str, str]]) -> dict[str, Names]:
+        keys = {path: (blob, language_for(path) or "") for path, blob in files}
+        found = cache.get_names(sorted(set(keys.values())))
+        return {p: Names(joined) for p, k in keys.items() if (joined := found.get(k)) is not None}
     return known
 
 

@@ -95,6 +95,9 @@ class SqliteFacts:
     def get_definitions(self, keys: Sequence[Key]) -> dict[Key, tuple[Definition, ...]]:
         return self._select(keys, "defs", lambda row: _definitions(row[0]))
 
+    def get_names(self, keys: Sequence[Key]) -> dict[Key, str]:
+        return self._select(keys, "names", lambda row: row[0] if isinstance(row[0], str) else None)
+
     def _select(self, keys: Sequence[Key], columns: str, decoded: Callable[[tuple[str, ...]], V | None],
                 ) -> dict[Key, V]:
         """These columns of the keys' rows, decoded (a row that does not decode is a miss); hits stamped."""

@@ -13,7 +13,7 @@ from reviewbot.audit.answer_schema import MAX_EVIDENCE
 from reviewbot.audit.callgraph import MAX_DEFINERS
 from reviewbot.audit.contextblock import Block
 from reviewbot.audit.evidence import Callers, first_use, note_text
-from reviewbot.audit.factcache import FactCache, known_definitions
+from reviewbot.audit.factcache import FactCache, known_definitions, known_names
 from reviewbot.audit.flowcalls import Callee, Defs, Locate, callees, innermost
 from reviewbot.audit.gcpause import fewer_collections
 from reviewbot.audit.pyfactcache import PythonFacts
@@ -69,7 +69,8 @@ def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers], store: In
     files = frozenset(snapshot.paths())
     # The whole tree at once, not a review's nearest share: a name is located as a scan of every file finds it.
     index = RepoIndex(snapshot, skip=lambda _: False, store=store, per_review=len(files),
-                      known=known_definitions(facts) if facts is not None else None)
+                      known=known_definitions(facts) if facts is not None else None,
+                      known_names=known_names(facts) if facts is not None else None)
 
     def read(path: str) -> str | None:  # kept by the index: a flow's files are read again for every block
         return index.text(path) if path in files else None

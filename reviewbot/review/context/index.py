@@ -25,6 +25,7 @@ _DEF_BEFORE = re.compile(r"\b(?:def|class|function|func|fn|struct|interface|trai
                          r"static|macro_rules!)\s+(?:\([^)]*\)\s*)?$")
 # (path, blob id) pairs -> the definitions known for those blobs (the others absent)
 Known = Callable[[Sequence[tuple[str, str]]], Mapping[str, tuple[Definition, ...]]]
+KnownNames = Callable[[Sequence[tuple[str, str]]], Mapping[str, Iterable[str]]]  # the same, their identifiers
 INDEX_BATCH = 2_000  # files whose names are written to the store together
 # New files a review indexes, nearest to its change first; later reviews index the rest. A first review of Django
 # (6,875 files) indexed them all, about 1 CPU s of its 3: this one indexes the changed folders and their neighbours.
@@ -51,7 +52,8 @@ class RepoIndex:
     """
 
     def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool], store: IndexStore | None = None,
-                 near: Sequence[str] = (), per_review: int = FILES_PER_REVIEW, known: Known | None = None) -> None:
+                 near: Sequence[str] = (), per_review: int = FILES_PER_REVIEW, known: Known | None = None,
+                 known_names: KnownNames | None = None) -> None:
         self.snapshot = snapshot
         self.near = near  # the changed files: what a review indexes first
         self.per_review = per_review
@@ -59,6 +61,7 @@ class RepoIndex:
         self._skip = skip
         self._store = store if isinstance(snapshot, BlobSnapshot) else None
         self._known = known  # definitions another cache holds per blob (the audit's facts), asked after the store
+        self._known_names = known_names  # identifiers it holds: a blob new to the store is then not tokenised
         self._blobs: dict[str, str] = {}  # path -> blob id (stored mode)
         self._paths_of: defaultdict[str, list[str]] = defaultdict(list)  # blob id -> paths
         self._with: dict[str, list[str]] = {}
@@ -144,7 +147,9 @@ class RepoIndex:
         if len(unseen) > self.per_review:
             unseen = nearest_first(unseen, self.near)
         self.unindexed = len(unseen)
-        for path, text in snapshot.read_many(unseen[:self.per_review]):  # read once, not kept: memory stays flat
+        batch = unseen[:self.per_review]
+        given = self._known_names([(p, self._blobs[p]) for p in batch]) if self._known_names and batch else {}
+        for path, text in snapshot.read_many(batch):  # read once, not kept: memory stays flat
             if text is None or len(text) > MAX_INDEXED_FILE_CHARS:
                 new.append((self._blobs[path], set()))
                 self.unindexed -= 1
@@ -153,7 +158,8 @@ class RepoIndex:
             if total > MAX_INDEXED_CHARS:
                 break  # the next review goes on from here
             self.unindexed -= 1
-            new.append((self._blobs[path], Names.of(text)))  # stored as one string: never split into a set
+            # stored as one string: never split into a set (read all the same: its size counts towards the bound)
+            new.append((self._blobs[path], given[path] if path in given else Names.of(text)))
             if len(new) >= INDEX_BATCH:
                 store.add_names(new)  # in batches: a first review of a large repository holds one at a time
                 new = []

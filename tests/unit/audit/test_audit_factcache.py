@@ -7,9 +7,11 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from reviewbot.audit.factcache import FileFacts, MemoryFacts, key_of, known_definitions
+from reviewbot.audit.factcache import FileFacts, Key, MemoryFacts, key_of, known_definitions
 from reviewbot.audit.factstore import SqliteFacts
+from reviewbot.audit.flowcontext import tree_source
 from reviewbot.audit.planner import AuditPlan, parsed_definitions, plan_audit
+from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.context.snapshot import MemorySnapshot
 from reviewbot.review.context.symbols import Definition, Parsed
 from tests.unit.audit.test_audit_plan import QUERIES, repo
@@ -133,3 +135,25 @@ def test_the_verifiers_index_reads_the_plans_definitions_alone_and_a_damaged_one
     with sqlite3.connect(SqliteFacts(tmp_path).path) as db:
         db.execute("UPDATE facts2 SET defs = '[[\"half a row\"' WHERE blob = ? AND language = ?", (blob, language))
     assert known(asked) == {p: d for p, d in expected.items() if p != "app/views.py"}
+
+
+class NamesAsked(MemoryFacts):
+    """The plan's facts, counting the identifiers the verifier's index took from them instead of tokenising."""
+
+    given = 0
+
+    def get_names(self, keys: Sequence[Key]) -> dict[Key, str]:
+        found = super().get_names(keys)
+        self.given += len(found)
+        return found
+
+
+def test_the_verifiers_index_takes_the_plans_identifiers_and_finds_the_same_definitions(tmp_path: Path) -> None:
+    files = repo()
+    facts = NamesAsked()
+    plan(files, facts)
+    with_facts = tree_source(MemorySnapshot(files), lambda _: [], SqliteIndex(tmp_path / "a"), facts)
+    tokenised = tree_source(MemorySnapshot(files), lambda _: [], SqliteIndex(tmp_path / "b"))
+    for name in ("find_orders", "run_sql", "order_list", "check_password", "helper_3"):
+        assert with_facts.locate(name, "app/views.py") == tokenised.locate(name, "app/views.py") != []
+    assert facts.given == len(set(MemorySnapshot(files).blob_ids().values()))  # every content, none tokenised
