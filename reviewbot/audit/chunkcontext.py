@@ -3,7 +3,7 @@ the rest of the repository, as (path, line ranges, reason) blocks small enough t
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -59,19 +59,44 @@ def links(chunk: Chunk, graph: CallGraph, roles: Roles = NO_ROLES) -> dict[str, 
     return found
 
 
+class Lined:
+    """A file's text split for planning: its lines, each line's offset in the text, and the lines naming each set
+    of names asked about (a sink list, a source list); kept across chunks, since most files link several."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.split("\n")
+        self.offsets = list(accumulate(map((1).__add__, map(len, self.lines)), initial=0))
+        self.naming: dict[frozenset[str], list[int]] = {}
+
+    def lines_naming(self, names: frozenset[str]) -> list[int]:
+        """The sorted numbers of the lines where one of `names` occurs (str.find over the text once per name, not
+        every name on every line)."""
+        if names not in self.naming:
+            found: set[int] = set()
+            for name in names:
+                at = self.text.find(name)
+                while at >= 0:
+                    found.add(bisect_right(self.offsets, at))
+                    at = self.text.find(name, at + 1)
+            self.naming[names] = sorted(found)
+        return self.naming[names]
+
+
 def plan_context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGraph,
                  definitions: Mapping[str, Sequence[Definition]], budget: int = CONTEXT_TOKENS,
-                 roles: Roles = NO_ROLES) -> list[Block]:
+                 roles: Roles = NO_ROLES, files: dict[str, Lined] | None = None) -> list[Block]:
     """One block per file outside the chunk that calls into it or that it calls: first every link by its lines
     alone (the calls of the chunk's names, the signatures of what it calls), flows and strongest links first;
     then, while the budget lasts, flows widened: a few lines around each call into a sink of this part, the
-    first lines of the bodies this part passes its input to. A block that does not fit is left out."""
+    first lines of the bodies this part passes its input to. A block that does not fit is left out. `files`: the
+    files split by an earlier chunk's planning (read, split and added to as needed)."""
     found = links(chunk, graph, roles)
     order = sorted(found, key=lambda p: (not found[p].flow, -found[p].weight, p))
     chars = budget * 4
     left = int(chars * COMPACT_SHARE)  # the rest is kept for widening flows
     chosen: dict[str, tuple[Block, int]] = {}
-    texts: dict[str, tuple[str, list[int], list[str]]] = {}
+    texts = files if files is not None else {}
     for wide in (False, True):
         if wide:
             left += chars - int(chars * COMPACT_SHARE)
@@ -81,8 +106,7 @@ def plan_context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGra
             if path not in texts:
                 if (text := read(path)) is None:
                     continue
-                lines = text.split("\n")
-                texts[path] = (text, [0, *accumulate(len(line) + 1 for line in lines)], lines)
+                texts[path] = Lined(text)
             block, size = _block(path, texts[path], found[path], definitions.get(path, ()), wide)
             grown = size - chosen[path][1] if path in chosen else size
             # kept as a spec, rendered again where the request is built
@@ -92,11 +116,11 @@ def plan_context(chunk: Chunk, read: Callable[[str], str | None], graph: CallGra
     return [chosen[p][0] for p in order if p in chosen]
 
 
-def _block(path: str, text: tuple[str, list[int], list[str]], link: Link, defined: Sequence[Definition],
+def _block(path: str, text: Lined, link: Link, defined: Sequence[Definition],
            wide: bool) -> tuple[Block, int]:
     """The block and how many characters `render_block` writes for it: every signature the file defines for the
     chunk (a few lines each) and its first calls of the chunk's names (around each, when `wide`)."""
-    lines = text[2]
+    lines = text.lines
     calls, defines = sorted(link.calls), sorted(link.defines)
     body = min((d.start for d in defined), default=1)  # uses before the first definition are its imports
     uses = _uses(text, calls, body, MAX_USES_PER_NAME if wide else 1, None if wide else MAX_COMPACT_CALLS)
@@ -115,11 +139,11 @@ def _block(path: str, text: tuple[str, list[int], list[str]], link: Link, define
     return block, len(render_block(block, lines))
 
 
-def _uses(text: tuple[str, list[int], list[str]], names: list[str], start: int, most: int,
+def _uses(text: Lined, names: list[str], start: int, most: int,
           limit: int | None) -> list[int]:
     """The lines of the first `most` uses of each name from line `start` on (its calls, not its imports), at
     most `limit` in all: str.find on the text, line numbers from the lines' offsets."""
-    whole, offsets, lines = text
+    whole, offsets, lines = text.text, text.offsets, text.lines
     out: list[int] = []
     for name in names:
         at = offsets[min(start, len(lines)) - 1]
@@ -134,21 +158,15 @@ def _uses(text: tuple[str, list[int], list[str]], names: list[str], start: int, 
     return out
 
 
-def _holding(text: tuple[str, list[int], list[str]], within: Sequence[Definition],
-             names: frozenset[str]) -> list[tuple[int, int]]:
+def _holding(text: Lined, within: Sequence[Definition], names: frozenset[str]) -> list[tuple[int, int]]:
     """The first lines of each definition that name one of `names` (a sink, a source), as one-line ranges."""
     if not within:
         return []
-    whole, offsets, lines = text
-    naming: set[int] = set()  # str.find over the text once per name, not every name on every line of each body
-    for name in names:
-        at = whole.find(name)
-        while at >= 0:
-            naming.add(bisect_right(offsets, at))
-            at = whole.find(name, at + 1)
+    naming = text.lines_naming(names)
     out: list[tuple[int, int]] = []
     for d in within:
-        found = sorted(n for n in naming if d.start <= n <= min(d.end, len(lines)))
+        lo = bisect_left(naming, d.start)
+        found = naming[lo:bisect_right(naming, min(d.end, len(text.lines)), lo)]
         out += [(n, n) for n in found[:MAX_FLOW_LINES]]
     return out
 

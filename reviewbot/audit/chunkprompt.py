@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from reviewbot.audit.answer_schema import AUDIT_SCHEMA, EVIDENCE_INSTRUCTIONS
 from reviewbot.audit.chunks import Chunk
-from reviewbot.audit.contextblock import FENCE_BREAK, Block, render_block
+from reviewbot.audit.contextblock import FENCE_BREAK, Block, render_text
 from reviewbot.audit.elision import Ranges, marker
 from reviewbot.review.findings.security import checklist
 
@@ -69,7 +69,7 @@ def numbered(path: str, text: str, elided: Ranges = ()) -> str:
     lines = text[:MAX_FILE_CHARS].split("\n")
     shown, at = [], 1
     for start, end in [*elided, (len(lines) + 1, len(lines) + 1)]:
-        shown += [f"{n} {line}" for n, line in enumerate(lines[at - 1:start - 1], at) if line.strip()]
+        shown += [f"{n} {line}" for n, line in enumerate(lines[at - 1:start - 1], at) if line and not line.isspace()]
         if start <= len(lines):
             shown.append(marker(start, min(end, len(lines))))
         at = max(at, end + 1)
@@ -83,7 +83,7 @@ def render_chunk(prefix: Prefix, chunk: Chunk, total: int, read: Callable[[str],
                  blocks: Sequence[Block], elided: Mapping[str, Ranges] | None = None) -> list[dict[str, str]]:
     """The request from a planned context: cheap (no parse, no graph), the same bytes wherever it is rendered."""
     files = [numbered(p, text, (elided or {}).get(p, ())) for p in chunk.paths if (text := read(p)) is not None]
-    context = [render_block(b, text.split("\n")) for b in blocks if (text := read(b.path)) is not None]
+    context = [render_text(b, text) for b in blocks if (text := read(b.path)) is not None]
     if not chunk.paths:  # a flow's request: its pieces are the part
         parts = [prefix.head, FLOW_PART_HEADER.format(number=chunk.index + 1, total=total), *context]
         return [{"role": "system", "content": prefix.system}, {"role": "user", "content": "\n\n".join(parts)}]

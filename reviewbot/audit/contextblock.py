@@ -42,9 +42,28 @@ def merged_ranges(ranges: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], .
 def render_block(block: Block, lines: list[str]) -> str:
     """A block as the request shows it: the file's own line numbers (as the chunk's files are numbered), blank
     lines left out; `ranges` None shows the whole file."""
-    ranges = block.ranges if block.ranges is not None else ((1, len(lines)),)
-    shown = [f"{n} {lines[n - 1]}" for a, b in ranges for n in range(a, min(b, len(lines)) + 1)
-             if lines[n - 1].strip()]
-    where = "whole" if block.ranges is None else f"of {len(lines)} lines"
+    return _render(block, lines, len(lines))
+
+
+def render_text(block: Block, text: str) -> str:
+    """`render_block` of the file's text, splitting only its lines up to the block's last (a block is a few lines
+    of a file, rendered again for every request that shows it)."""
+    if block.ranges is None:
+        lines = text.split("\n")
+        return _render(block, lines, len(lines))
+    last = max(max((b for _, b in block.ranges), default=0), 0)
+    lines = text.split("\n", last)  # the first `last` lines, then the rest of the text in one (never shown)
+    total = len(lines) if len(lines) <= last else last + 1 + lines[last].count("\n")
+    return _render(block, lines, total)
+
+
+def _render(block: Block, lines: list[str], total: int) -> str:
+    """The block from the file's first lines (at least up to its last range's end, or the file's) and its count."""
+    ranges = block.ranges if block.ranges is not None else ((1, total),)
+    # `line and not line.isspace()` is `line.strip()` without a copy of each line
+    shown = [f"{n} {line}" for a, b in ranges
+             for n, line in enumerate(lines[max(a, 1) - 1:min(b, total)], max(a, 1))
+             if line and not line.isspace()]
+    where = "whole" if block.ranges is None else f"of {total} lines"
     body = "\n".join(shown).replace("```", FENCE_BREAK)
     return f"### {block.path} ({where}; {block.reason})\n```\n{body}\n```"

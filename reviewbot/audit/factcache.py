@@ -10,7 +10,8 @@ from typing import Protocol
 
 from reviewbot.audit.elision import Ranges, elided_lines
 from reviewbot.audit.pyfacts import PyModule
-from reviewbot.review.context.index import IDENT, MAX_INDEXED_FILE_CHARS
+from reviewbot.review.context.identifiers import Names, identifiers
+from reviewbot.review.context.index import MAX_INDEXED_FILE_CHARS
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.store import git_blob_id
 from reviewbot.review.context.symbols import Definition, Parsed
@@ -33,6 +34,14 @@ class FactCache(Protocol):
         """The facts known for these keys (the others are absent)."""
         ...
 
+    def get_definitions(self, keys: Sequence[Key]) -> dict[Key, tuple[Definition, ...]]:
+        """Just the definitions of `get` (a verification's index asks for nothing else)."""
+        ...
+
+    def get_names(self, keys: Sequence[Key]) -> dict[Key, str]:
+        """Just the identifiers of `get`, joined by spaces (the context index stores them so)."""
+        ...
+
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         ...
 
@@ -53,6 +62,12 @@ class MemoryFacts:
 
     def get(self, keys: Sequence[Key]) -> dict[Key, FileFacts]:
         return {k: f for k in keys if (f := self.entries.get(k)) is not None}
+
+    def get_definitions(self, keys: Sequence[Key]) -> dict[Key, tuple[Definition, ...]]:
+        return {k: f.definitions for k, f in self.get(keys).items()}
+
+    def get_names(self, keys: Sequence[Key]) -> dict[Key, str]:
+        return {k: " ".join(sorted(f.names)) for k, f in self.get(keys).items()}
 
     def put(self, entries: Mapping[Key, FileFacts]) -> None:
         self.entries.update(entries)
@@ -82,8 +97,18 @@ def known_definitions(cache: FactCache) -> Callable[[Sequence[tuple[str, str]]],
     to index has none, where the index parses it)."""
     def known(files: Sequence[tuple[str, str]]) -> dict[str, tuple[Definition, ...]]:
         keys = {path: (blob, language_for(path) or "") for path, blob in files}
-        found = cache.get(sorted(set(keys.values())))
-        return {p: f.definitions for p, k in keys.items() if (f := found.get(k)) is not None and f.definitions}
+        found = cache.get_definitions(sorted(set(keys.values())))
+        return {p: defs for p, k in keys.items() if (defs := found.get(k))}
+    return known
+
+
+def known_names(cache: FactCache) -> Callable[[Sequence[tuple[str, str]]], dict[str, Names]]:
+    """(path, blob id) pairs -> the identifiers the cache holds for them, for the context index's first indexing of
+    a tree (a verification then tokenises only the files no plan did: the audited ones are known)."""
+    def known(files: Sequence[tuple[str, str]]) -> dict[str, Names]:
+        keys = {path: (blob, language_for(path) or "") for path, blob in files}
+        found = cache.get_names(sorted(set(keys.values())))
+        return {p: Names(joined) for p, k in keys.items() if (joined := found.get(k)) is not None}
     return known
 
 
@@ -99,8 +124,8 @@ def parse_facts(path: str, text: str, definitions: Parse) -> FileFacts:
         return FileFacts((), frozenset())
     found = definitions(path, text)
     if isinstance(found, Parsed):  # the parse made a syntax tree: elision reads it instead of parsing again
-        return FileFacts(found.definitions, frozenset(IDENT.findall(text)), elided_lines(path, text, found.tree))
-    return FileFacts(tuple(found), frozenset(IDENT.findall(text)), elided_lines(path, text))
+        return FileFacts(found.definitions, frozenset(identifiers(text)), elided_lines(path, text, found.tree))
+    return FileFacts(tuple(found), frozenset(identifiers(text)), elided_lines(path, text))
 
 
 def file_facts(texts: Mapping[str, str], definitions: Parse,

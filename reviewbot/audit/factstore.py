@@ -19,6 +19,7 @@ from reviewbot.review.context.symbols import Definition
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+V = TypeVar("V")
 FOLDER = "audit-facts"  # under the data dir
 DEFAULT_MAX_ENTRIES = 100_000  # about 130 Django-sized trees' distinct files: about 5.5 kB each, 550 MB at most
 STAMP_AFTER_S = 3_600.0  # a hit refreshes its entry's age only when older: most plans write nothing
@@ -53,6 +54,15 @@ def _decoded(defs: str, names: str, elided: str) -> FileFacts | None:
         return None
 
 
+def _definitions(defs: str) -> tuple[Definition, ...] | None:
+    """A row's definitions alone (the context index asks for nothing else), None when they do not decode."""
+    try:
+        return tuple(Definition(*row) for row in json.loads(defs))
+    except (ValueError, TypeError) as exc:
+        log.warning("audit facts cache entry not used: %s", exc)
+        return None
+
+
 class SqliteFacts:
     """A FactCache in `root/index-v<format>.sqlite`. A corrupt file is replaced by a new one (`index_file.py`), a
     busy, full or unwritable one answers nothing and keeps nothing: the audit parses, as without a cache."""
@@ -80,19 +90,30 @@ class SqliteFacts:
         return fallback
 
     def get(self, keys: Sequence[Key]) -> dict[Key, FileFacts]:
+        return self._select(keys, "defs, names, elided", lambda row: _decoded(*row))
+
+    def get_definitions(self, keys: Sequence[Key]) -> dict[Key, tuple[Definition, ...]]:
+        return self._select(keys, "defs", lambda row: _definitions(row[0]))
+
+    def get_names(self, keys: Sequence[Key]) -> dict[Key, str]:
+        return self._select(keys, "names", lambda row: row[0] if isinstance(row[0], str) else None)
+
+    def _select(self, keys: Sequence[Key], columns: str, decoded: Callable[[tuple[str, ...]], V | None],
+                ) -> dict[Key, V]:
+        """These columns of the keys' rows, decoded (a row that does not decode is a miss); hits stamped."""
         wanted = set(keys)
 
-        def work(db: sqlite3.Connection) -> dict[Key, FileFacts]:
-            found: dict[Key, FileFacts] = {}
+        def work(db: sqlite3.Connection) -> dict[Key, V]:
+            found: dict[Key, V] = {}
             stale: list[Key] = []
             old = self.clock() - STAMP_AFTER_S
             for part in _chunks(sorted({blob for blob, _ in wanted})):
                 marks = ",".join("?" * len(part))
-                for blob, language, defs, names, elided, used in db.execute(
-                        f"SELECT blob, language, defs, names, elided, used FROM facts2 WHERE blob IN ({marks})",  # noqa: S608
+                for blob, language, used, *row in db.execute(
+                        f"SELECT blob, language, used, {columns} FROM facts2 WHERE blob IN ({marks})",  # noqa: S608
                         part):
-                    if (blob, language) in wanted and (facts := _decoded(defs, names, elided)) is not None:
-                        found[(blob, language)] = facts
+                    if (blob, language) in wanted and (value := decoded(tuple(row))) is not None:
+                        found[(blob, language)] = value
                         if used < old:
                             stale.append((blob, language))
             self._stamp(db, stale)

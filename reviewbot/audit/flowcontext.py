@@ -13,8 +13,9 @@ from reviewbot.audit.answer_schema import MAX_EVIDENCE
 from reviewbot.audit.callgraph import MAX_DEFINERS
 from reviewbot.audit.contextblock import Block
 from reviewbot.audit.evidence import Callers, first_use, note_text
-from reviewbot.audit.factcache import FactCache, known_definitions
+from reviewbot.audit.factcache import FactCache, known_definitions, known_names
 from reviewbot.audit.flowcalls import Callee, Defs, Locate, callees, innermost
+from reviewbot.audit.gcpause import fewer_collections
 from reviewbot.audit.pyfactcache import PythonFacts
 from reviewbot.review.context.excerpts import plan_ranges, render_block
 from reviewbot.review.context.index import RepoIndex
@@ -68,7 +69,8 @@ def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers], store: In
     files = frozenset(snapshot.paths())
     # The whole tree at once, not a review's nearest share: a name is located as a scan of every file finds it.
     index = RepoIndex(snapshot, skip=lambda _: False, store=store, per_review=len(files),
-                      known=known_definitions(facts) if facts is not None else None)
+                      known=known_definitions(facts) if facts is not None else None,
+                      known_names=known_names(facts) if facts is not None else None)
 
     def read(path: str) -> str | None:  # kept by the index: a flow's files are read again for every block
         return index.text(path) if path in files else None
@@ -84,6 +86,11 @@ def tree_source(snapshot: Snapshot, callers: Callable[[str], Callers], store: In
 
 
 def plan_flow(finding: Finding, source: FlowSource, budget: int = FLOW_TOKENS) -> Flow:
+    with fewer_collections():  # the first one indexes the tree and may parse modules: CPU-bound
+        return _plan_flow(finding, source, budget)
+
+
+def _plan_flow(finding: Finding, source: FlowSource, budget: int) -> Flow:
     text = source.read(finding.path)
     function = innermost(source.definitions(finding.path), finding.line) if text is not None else None
     called = callees(finding.path, text or "", function, source.definitions, source.read, source.locate,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from reviewbot.audit.callgraph import CallGraph, build_graph
-from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, NO_ROLES, plan_context
+from reviewbot.audit.chunkcontext import CONTEXT_TOKENS, NO_ROLES, Lined, plan_context
 from reviewbot.audit.chunkprompt import Prefix, audit_prefix, render_chunk
 from reviewbot.audit.chunks import AUDIT_CHUNK_TOKENS, Chunk, auditable
 from reviewbot.audit.clusters import graph_chunks
@@ -18,6 +18,7 @@ from reviewbot.audit.factcache import FactCache, Parse, file_facts
 from reviewbot.audit.flowpaths import find_flows
 from reviewbot.audit.flowrequests import MAX_FLOW_REQUESTS, flow_chunks
 from reviewbot.audit.flows import Roles, flow_graph, flow_roles
+from reviewbot.audit.gcpause import fewer_collections
 from reviewbot.audit.overview import build_overview
 from reviewbot.audit.pyfactcache import PythonFacts
 from reviewbot.inference.pricing import cost
@@ -59,13 +60,16 @@ class AuditPlan:
         return render_chunk(self.prefix, chunk, len(self.chunks), read, self.context(chunk, read),
                             self.chunk_elided(chunk))
 
-    def context(self, chunk: Chunk, read: Callable[[str], str | None]) -> list[Block]:
+    def context(self, chunk: Chunk, read: Callable[[str], str | None],
+                files: dict[str, Lined] | None = None) -> list[Block]:
         """What links the chunk to the rest of the repository, planned once per chunk (a verification request
-        renders its chunk's request again, as the service renders it from the plan it stored)."""
+        renders its chunk's request again, as the service renders it from the plan it stored). `files`: the files
+        an earlier chunk's planning split, shared by the chunks planned together."""
         if not chunk.paths:  # a flow's request: its pieces are all it shows
             return list(chunk.flow)
         if chunk.paths not in self.planned:
-            self.planned[chunk.paths] = plan_context(chunk, read, self.graph, self.definitions, roles=self.roles)
+            self.planned[chunk.paths] = plan_context(chunk, read, self.graph, self.definitions, roles=self.roles,
+                                                     files=files)
         return self.planned[chunk.paths]
 
     def chunk_elided(self, chunk: Chunk) -> dict[str, Ranges]:
@@ -116,6 +120,13 @@ def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = A
     graph and the overview still cover the whole tree, so the prefix stays the same bytes as the full audit's.
     `select`: the files to audit chosen from the call graph and the sizes (e.g. `select_incremental`), as `only`.
     `facts_cache`: each file's definitions and identifiers by content, so only blobs not seen before are parsed."""
+    with fewer_collections():
+        return _plan_audit(snapshot, directory, chunk_tokens, only, definitions, tools, select, facts_cache)
+
+
+def _plan_audit(snapshot: Snapshot, directory: str, chunk_tokens: int, only: Collection[str] | None,
+                definitions: Definitions, tools: bool, select: Select | None,
+                facts_cache: FactCache | None) -> AuditPlan:
     paths = auditable(snapshot.paths(), snapshot.read, directory)
     texts = {p: t for p in paths if (t := snapshot.read(p)) is not None and 0 < len(t) <= MAX_TEXT_BYTES}
     defined, graph, elided, roles = facts(texts, definitions, cache=facts_cache)
@@ -128,17 +139,19 @@ def plan_audit(snapshot: Snapshot, directory: str = "", *, chunk_tokens: int = A
     plan = AuditPlan(files=tuple(sorted(chosen)), sizes=sizes, chunks=chunks, graph=graph, definitions=defined,
                      overview=overview, prefix=audit_prefix(overview, tools), tools=tools, elided=elided,
                      roles=roles)
-    return with_flow_requests(plan, texts, snapshot.read, python=PythonFacts(facts_cache))
+    return with_flow_requests(plan, texts, python=PythonFacts(facts_cache))
 
 
-def with_flow_requests(plan: AuditPlan, texts: Mapping[str, str], read: Callable[[str], str | None],
-                       most: int = MAX_FLOW_REQUESTS, python: PythonFacts | None = None) -> AuditPlan:
+def with_flow_requests(plan: AuditPlan, texts: Mapping[str, str], most: int = MAX_FLOW_REQUESTS,
+                       python: PythonFacts | None = None) -> AuditPlan:
     """The plan with one more part per known flow (input read → functions between → sink) that starts in an
-    audited file and that no chunk's request (its files and planned context) holds whole."""
+    audited file and that no chunk's request (its files and planned context) holds whole. `texts`: every file
+    the plan's graph knows, as read (the chunks' contexts are planned from them)."""
     flows = find_flows(texts, plan.definitions, plan.files, python)
     if not flows or most <= 0:
         return plan
-    contexts = [plan.context(c, read) for c in plan.chunks]
+    files: dict[str, Lined] = {}  # a file links several chunks: read and split once (the plan's texts, as read)
+    contexts = [plan.context(c, texts.get, files) for c in plan.chunks]
     extra = flow_chunks(flows, plan.chunks, contexts, texts, most=most)
     return dataclasses.replace(plan, chunks=(*plan.chunks, *extra), planned=plan.planned)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from reviewbot.repos.index_file import IndexFile, corrupt
+from reviewbot.review.context.identifiers import Names
 from reviewbot.review.context.store import decode_definitions, encode_definitions
 from reviewbot.review.context.symbols import Definition
 
@@ -44,6 +45,11 @@ CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(names, detail=none,
 def _is_identifier(name: str) -> bool:
     """What the index stores as a name: ASCII letters, digits and `_`, not starting with a digit."""
     return bool(name) and name.isascii() and name.replace("_", "a").isalnum() and not name[0].isdigit()
+
+
+def _joined(names: Iterable[str]) -> str:
+    """A blob's names as one row of the words table (a Names object is already that string)."""
+    return names.joined if isinstance(names, Names) else " ".join(names)
 
 
 def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -153,7 +159,7 @@ class SqliteIndex:
                 self._remember(db.execute(f"SELECT sha, id FROM blobs WHERE sha IN ({marks})", chunk))  # noqa: S608
             fresh = {sha: names for sha, names in entries if sha not in before}
             db.executemany("INSERT INTO words (rowid, names) VALUES (?, ?)",
-                           ((self._ids[sha], " ".join(names).translate(_CASE)) for sha, names in fresh.items()))
+                           ((self._ids[sha], _joined(names).translate(_CASE)) for sha, names in fresh.items()))
         return True
 
     def blobs_with(self, name: str) -> list[str]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from reviewbot.review.context.identifiers import identifiers
+from reviewbot.review.context.identifiers import Names, identifiers
 from reviewbot.review.context.languages import language_for
 from reviewbot.review.context.snapshot import Snapshot
 from reviewbot.review.context.store import BlobSnapshot, IndexStore
@@ -25,6 +25,7 @@ _DEF_BEFORE = re.compile(r"\b(?:def|class|function|func|fn|struct|interface|trai
                          r"static|macro_rules!)\s+(?:\([^)]*\)\s*)?$")
 # (path, blob id) pairs -> the definitions known for those blobs (the others absent)
 Known = Callable[[Sequence[tuple[str, str]]], Mapping[str, tuple[Definition, ...]]]
+KnownNames = Callable[[Sequence[tuple[str, str]]], Mapping[str, Iterable[str]]]  # the same, their identifiers
 INDEX_BATCH = 2_000  # files whose names are written to the store together
 # New files a review indexes, nearest to its change first; later reviews index the rest. A first review of Django
 # (6,875 files) indexed them all, about 1 CPU s of its 3: this one indexes the changed folders and their neighbours.
@@ -51,7 +52,8 @@ class RepoIndex:
     """
 
     def __init__(self, snapshot: Snapshot, skip: Callable[[str], bool], store: IndexStore | None = None,
-                 near: Sequence[str] = (), per_review: int = FILES_PER_REVIEW, known: Known | None = None) -> None:
+                 near: Sequence[str] = (), per_review: int = FILES_PER_REVIEW, known: Known | None = None,
+                 known_names: KnownNames | None = None) -> None:
         self.snapshot = snapshot
         self.near = near  # the changed files: what a review indexes first
         self.per_review = per_review
@@ -59,6 +61,7 @@ class RepoIndex:
         self._skip = skip
         self._store = store if isinstance(snapshot, BlobSnapshot) else None
         self._known = known  # definitions another cache holds per blob (the audit's facts), asked after the store
+        self._known_names = known_names  # identifiers it holds: a blob new to the store is then not tokenised
         self._blobs: dict[str, str] = {}  # path -> blob id (stored mode)
         self._paths_of: defaultdict[str, list[str]] = defaultdict(list)  # blob id -> paths
         self._with: dict[str, list[str]] = {}
@@ -69,6 +72,7 @@ class RepoIndex:
         self._postings: dict[str, list[str]] | None = None
         self._tests: defaultdict[str, list[str]] | None = None
         self._definitions: dict[tuple[str, str, int], list[tuple[str, Definition]]] = {}
+        self._by_name: dict[str, dict[str, list[Definition]]] = {}  # path -> its definitions by name
         self.parses = 0
 
     def is_skipped(self, path: str) -> bool:
@@ -137,13 +141,15 @@ class RepoIndex:
                 self._blobs[path] = blob
                 self._paths_of[blob].append(path)
         known = store.known(self._paths_of)
-        new: list[tuple[str, set[str]]] = []
+        new: list[tuple[str, Iterable[str]]] = []
         total = 0
         unseen = [paths[0] for blob, paths in self._paths_of.items() if blob not in known]
         if len(unseen) > self.per_review:
             unseen = nearest_first(unseen, self.near)
         self.unindexed = len(unseen)
-        for path, text in snapshot.read_many(unseen[:self.per_review]):  # read once, not kept: memory stays flat
+        batch = unseen[:self.per_review]
+        given = self._known_names([(p, self._blobs[p]) for p in batch]) if self._known_names and batch else {}
+        for path, text in snapshot.read_many(batch):  # read once, not kept: memory stays flat
             if text is None or len(text) > MAX_INDEXED_FILE_CHARS:
                 new.append((self._blobs[path], set()))
                 self.unindexed -= 1
@@ -152,7 +158,8 @@ class RepoIndex:
             if total > MAX_INDEXED_CHARS:
                 break  # the next review goes on from here
             self.unindexed -= 1
-            new.append((self._blobs[path], identifiers(text)))
+            # stored as one string: never split into a set (read all the same: its size counts towards the bound)
+            new.append((self._blobs[path], given[path] if path in given else Names.of(text)))
             if len(new) >= INDEX_BATCH:
                 store.add_names(new)  # in batches: a first review of a large repository holds one at a time
                 new = []
@@ -229,8 +236,16 @@ class RepoIndex:
             parsed = self.parsed(path)
             if parsed is None:
                 continue
-            found += [(path, d) for d in parsed.definitions if d.name == name]
+            found += [(path, d) for d in self._named(path, parsed).get(name, ())]
         return found[:limit]
+
+    def _named(self, path: str, parsed: Parsed) -> dict[str, list[Definition]]:
+        """A file's definitions by name, in the file's order (a verification asks a file about many names)."""
+        if (by_name := self._by_name.get(path)) is None:
+            by_name = self._by_name[path] = {}
+            for d in parsed.definitions:
+                by_name.setdefault(d.name, []).append(d)
+        return by_name
 
     def tests_for(self, path: str) -> list[str]:
         """Test files named after a module: test_x.py, x_test.go, x.test.ts, XTest.java, x_spec.rb..."""

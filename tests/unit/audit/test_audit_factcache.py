@@ -7,9 +7,11 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from reviewbot.audit.factcache import FileFacts, MemoryFacts, key_of
+from reviewbot.audit.factcache import FileFacts, Key, MemoryFacts, key_of, known_definitions
 from reviewbot.audit.factstore import SqliteFacts
+from reviewbot.audit.flowcontext import tree_source
 from reviewbot.audit.planner import AuditPlan, parsed_definitions, plan_audit
+from reviewbot.repos.index_store import SqliteIndex
 from reviewbot.review.context.snapshot import MemorySnapshot
 from reviewbot.review.context.symbols import Definition, Parsed
 from tests.unit.audit.test_audit_plan import QUERIES, repo
@@ -120,3 +122,38 @@ def test_a_tree_of_more_files_than_one_query_holds_is_found_whole(tmp_path: Path
     entries = {(f"{n:040x}", "python"): FileFacts((), frozenset({f"name_{n}"})) for n in range(1_200)}
     SqliteFacts(tmp_path).put(entries)
     assert SqliteFacts(tmp_path).get(sorted(entries)) == entries
+
+
+def test_the_verifiers_index_reads_the_plans_definitions_alone_and_a_damaged_one_is_a_miss(tmp_path: Path) -> None:
+    files = repo()
+    plan(files, SqliteFacts(tmp_path))
+    known = known_definitions(SqliteFacts(tmp_path))
+    asked = [(path, key_of(path, text)[0]) for path, text in sorted(files.items())]
+    expected = {path: tuple(d) for path, text in files.items() if (d := parsed_definitions(path, text).definitions)}
+    assert known(asked) == expected and expected
+    blob, language = key_of("app/views.py", files["app/views.py"])
+    with sqlite3.connect(SqliteFacts(tmp_path).path) as db:
+        db.execute("UPDATE facts2 SET defs = '[[\"half a row\"' WHERE blob = ? AND language = ?", (blob, language))
+    assert known(asked) == {p: d for p, d in expected.items() if p != "app/views.py"}
+
+
+class NamesAsked(MemoryFacts):
+    """The plan's facts, counting the identifiers the verifier's index took from them instead of tokenising."""
+
+    given = 0
+
+    def get_names(self, keys: Sequence[Key]) -> dict[Key, str]:
+        found = super().get_names(keys)
+        self.given += len(found)
+        return found
+
+
+def test_the_verifiers_index_takes_the_plans_identifiers_and_finds_the_same_definitions(tmp_path: Path) -> None:
+    files = repo()
+    facts = NamesAsked()
+    audited = plan(files, facts)[1].sizes
+    with_facts = tree_source(MemorySnapshot(files), lambda _: [], SqliteIndex(tmp_path / "a"), facts)
+    tokenised = tree_source(MemorySnapshot(files), lambda _: [], SqliteIndex(tmp_path / "b"))
+    for name in ("find_orders", "run_sql", "order_list", "check_password", "helper_3"):
+        assert with_facts.locate(name, "app/views.py") == tokenised.locate(name, "app/views.py") != []
+    assert facts.given == len(audited) < len(files)  # each audited file's names from the plan; the rest tokenised
