@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from reviewbot.audit.pybindings import Bound, bound, owners
 from reviewbot.audit.pyfunctions import functions
+from reviewbot.review.context.pyparse import parse_python
 
 Imported = tuple[str, int, str | None]  # (module, relative level, the name taken from it or None for the module)
 FORMAT = 2  # stored records of another format are misses (parsed again): 2 added each function's class and bindings
@@ -52,7 +53,7 @@ class PyModule:
 def module_facts(text: str) -> PyModule | None:
     """The module's facts, or None when the text is not Python (a template, another version)."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return None
     found = [f for fs in functions(tree).values() for f in fs]

@@ -3,7 +3,6 @@ writes no secret. The verifier's and the re-review's verdicts are the job's (the
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -11,6 +10,7 @@ from reviewbot.fixes.declined import Declined
 from reviewbot.fixes.edits import Change
 from reviewbot.fixes.patch import changed_lines
 from reviewbot.review.context.languages import language_for
+from reviewbot.review.context.pyparse import parse_python
 from reviewbot.review.context.symbols import MAX_PARSE_BYTES, thread_parser
 from reviewbot.review.publish.markdown import code_span
 from reviewbot.review.publish.redaction import has_secret
@@ -88,7 +88,7 @@ def parse_errors(path: str, text: str) -> int:
 def _compiles(text: str) -> bool:
     """Python's own parser (no code runs): a file the head's Python grammar reads must stay readable."""
     try:
-        ast.parse(text)
+        parse_python(text)
     except (SyntaxError, ValueError):  # ValueError: a null byte
         return False
     return True
