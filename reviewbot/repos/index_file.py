@@ -4,6 +4,7 @@ new file when the old one turns out corrupt."""
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -11,10 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from reviewbot.review.context.store import INDEX_FORMAT
-from reviewbot.state.private_files import private_dir, private_file, tighten
+from reviewbot.state.private_files import FILE_MODE, private_dir, tighten
 
 log = logging.getLogger(__name__)
 _SIDE_FILES = ("-wal", "-shm", "-journal")
+# Closing any descriptor of a file drops every POSIX lock this process holds on it, SQLite's included ("How To
+# Corrupt An SQLite Database File", 2.2): opening the database file to set its mode while another thread's connection
+# held a lock made that connection fail with "disk I/O error" (a worker's finishing job, two audits at once). So the
+# file is opened only when this process creates it, and no connection is made meanwhile.
+_CONNECTING = threading.Lock()
 
 
 def corrupt(exc: sqlite3.DatabaseError) -> bool:
@@ -69,8 +75,9 @@ class IndexFile:
             db.close()
             self._local.db = None
         self._local.path = path = self.path
-        private_file(path)  # before SQLite makes it: its WAL and shared-memory files take this file's mode
-        db = sqlite3.connect(path, timeout=self.timeout, isolation_level=None)
+        with _CONNECTING:
+            _private(path)
+            db = sqlite3.connect(path, timeout=self.timeout, isolation_level=None)
         try:
             self._wal(db)
             db.execute("PRAGMA synchronous=NORMAL")  # a crash loses at most recent entries, which are rebuilt
@@ -117,3 +124,18 @@ class IndexFile:
                     path.unlink(missing_ok=True)
         except OSError as exc:
             log.warning("old context index files not deleted: %s", exc)
+
+
+def _private(path: Path) -> None:
+    """The database file 0600 before SQLite makes its WAL and shared-memory files (they take its mode): created
+    empty when missing (O_EXCL: a file this process opens here has no connection yet), else chmod, which takes no
+    descriptor and so drops no lock."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        os.chmod(path, FILE_MODE)
+        return
+    try:
+        os.fchmod(fd, FILE_MODE)  # the umask narrows a new file's mode
+    finally:
+        os.close(fd)

@@ -44,14 +44,3 @@ def write_private(path: Path, text: str) -> None:
     with os.fdopen(fd, "w") as out:
         out.write(text)
     os.replace(partial, path)
-
-
-def private_file(path: Path) -> Path:
-    """Create `path` empty and 0600 when it is missing, else make it 0600: for files another library opens (SQLite
-    gives its WAL and shared-memory files the database file's mode)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE)
-    try:
-        os.fchmod(fd, FILE_MODE)  # an existing file keeps its mode through O_CREAT; the umask narrows a new one
-    finally:
-        os.close(fd)
-    return path
