@@ -241,18 +241,20 @@ def report(runs: list[Run], plan: AuditPlan, changed: tuple[str, ...], audited: 
               "chunk, same chunk or shown in its prompt):"]
     lines += [f"- {name}: {hit:,} of {total:,} ({hit / max(total, 1):.1%})" for name, (hit, total) in callees.items()]
     if planted is not None:
-        lines += ["", "Planted flows findable (bench/planted/, judged by bench/planted/ideal.py: one request, a "
-                  "chunk's or a flow's, holds the source line, the sink line and every function between; each "
-                  "release's cases in its own tree):"]
-        lines += [f"- {name}: {found} of {total} ({twice} more request(s) showing one whole, for deduplication "
-                  "to fold)" for name, (found, total, twice) in planted.items()]
+        lines += _findable("Planted flows findable (bench/planted/, judged by bench/planted/ideal.py: one request, a "
+                           "chunk's or a flow's, holds the source line, the sink line and every function between; "
+                           "each release's cases in its own tree):", planted)
     if heldout is not None:
-        lines += ["", "Held-out planted flows findable (bench/planted/heldout.yaml: other releases, written blind to "
-                  "the planner after its flow rules were tuned on the corpus above; the same judge; case by case: "
-                  "`python -m bench.audit_planted --corpus heldout.yaml`):"]
-        lines += [f"- {name}: {found} of {total} ({twice} more request(s) showing one whole, for deduplication "
-                  "to fold)" for name, (found, total, twice) in heldout.items()]
+        lines += _findable("Held-out planted flows findable (bench/planted/heldout.yaml: other releases, written "
+                           "blind to the planner after its flow rules were tuned on the corpus above; the same judge; "
+                           "case by case: `python -m bench.audit_planted --corpus heldout.yaml`):", heldout)
     return "\n".join(lines) + "\n"
+
+
+def _findable(title: str, rows: dict[str, tuple[int, int, int]]) -> list[str]:
+    """A corpus's lines: its title, then per planner and release how many cases one request shows whole."""
+    return ["", title, *(f"- {name}: {found} of {total} ({twice} more request(s) showing one whole, for "
+                         "deduplication to fold)" for name, (found, total, twice) in rows.items())]
 
 
 if __name__ == "__main__":
